@@ -1,0 +1,6 @@
+"""Keras 3 sequence layers: backend-agnostic, `keras.ops` only."""
+
+from keras_seq.layers.scrbm import SCRBM
+from keras_seq.layers.scrbm import SCRBMCell
+
+__all__ = ["SCRBM", "SCRBMCell"]

@@ -1,0 +1,77 @@
+"""Argument and input checks shared by the layers.
+
+Each raises a `ValueError` that names the argument, what was expected and
+what was received, before any backend op can fail with its own trace.
+"""
+
+import numbers
+
+import numpy as np
+from keras import ops
+
+
+def positive_int(name, value, minimum=1):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+    ):
+        raise ValueError(
+            f"`{name}` must be an integer >= {minimum}; got {value!r}."
+        )
+
+
+def rate(name, value):
+    if not isinstance(value, numbers.Real) or not 0.0 <= value < 1.0:
+        raise ValueError(f"`{name}` must be a float in [0, 1); got {value!r}.")
+
+
+def rank(what, shape, expected, layout):
+    shape = tuple(shape)
+    if len(shape) != expected:
+        raise ValueError(
+            f"{what} must have rank {expected} {layout}; got shape {shape} "
+            f"(rank {len(shape)})."
+        )
+
+
+def labels(labels, sequences_shape, num_classes):
+    """Checks labels given as ids `(batch, time)` or one-hot `(..., K)`."""
+    shape = tuple(labels.shape)
+    if len(shape) not in (2, 3):
+        raise ValueError(
+            "`labels` must be class ids of shape (batch, time) or one-hot of "
+            f"shape (batch, time, num_classes={num_classes}); got shape {shape}."
+        )
+    if len(shape) == 3 and shape[-1] != num_classes:
+        raise ValueError(
+            f"One-hot `labels` must have depth num_classes={num_classes}; got "
+            f"shape {shape} (depth {shape[-1]})."
+        )
+    for axis, axis_name in ((0, "batch size"), (1, "number of time steps")):
+        a, b = sequences_shape[axis], shape[axis]
+        if a is not None and b is not None and a != b:
+            raise ValueError(
+                f"`labels` and inputs have different {axis_name}: inputs "
+                f"{tuple(sequences_shape)}, labels {shape}."
+            )
+    if len(shape) == 2:
+        values = _concrete(labels)
+        if values is not None and values.size and (
+            values.min() < 0 or values.max() >= num_classes
+        ):
+            raise ValueError(
+                f"Class ids in `labels` must lie in [0, {num_classes - 1}] "
+                f"(num_classes={num_classes}); got values from {values.min()} "
+                f"to {values.max()}."
+            )
+
+
+def _concrete(tensor):
+    """The values of an eager tensor as numpy, or None while tracing."""
+    if isinstance(tensor, np.ndarray):
+        return tensor
+    try:
+        return ops.convert_to_numpy(tensor)
+    except Exception:  # symbolic or traced: values are unknown until run time
+        return None

@@ -1,0 +1,436 @@
+import os
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+from keras.src import testing
+
+from keras_seq.layers import SCRBM
+from keras_seq.layers import SCRBMCell
+from tests import support
+
+WEIGHT_NAMES = ["kernel", "recurrent_kernel", "label_kernel", "bias", "label_bias"]
+
+
+# ---------------------------------------------------------------------------
+# Plain-numpy reference of the spec's equations (shared/spec/scrbm.md).
+# ---------------------------------------------------------------------------
+def np_softplus(z):
+    return np.logaddexp(0.0, z)
+
+
+def np_softmax(z):
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def reference_scrbm(x, weights, labels=None, h0=None):
+    """Returns (logits, probabilities, final h) for x (batch, time, d).
+
+    labels: None (Algorithm 1) or one-hot (batch, time, K) (teacher forcing).
+    """
+    W, W_hh, U, c, b = (weights[name] for name in WEIGHT_NAMES)
+    batch, steps, _ = x.shape
+    h = np.zeros((batch, W.shape[1])) if h0 is None else h0
+    all_logits, all_probs = [], []
+    for t in range(steps):
+        a = x[:, t] @ W + h @ W_hh + c  # shared pre-activation
+        free_energy = np.empty((batch, U.shape[0]))
+        for y in range(U.shape[0]):  # eq. 7, one class at a time on purpose
+            free_energy[:, y] = -b[y] - np_softplus(a + U[y]).sum(axis=-1)
+        logits = -free_energy
+        p = np_softmax(logits)  # eq. 6
+        e = p if labels is None else labels[:, t]
+        h = 1.0 / (1.0 + np.exp(-(a + e @ U)))  # eq. 5 / Algorithm 1
+        all_logits.append(logits)
+        all_probs.append(p)
+    return np.stack(all_logits, 1), np.stack(all_probs, 1), h
+
+
+def random_weights(rng, d, units, k, scale=0.5, dtype="float32"):
+    shapes = {
+        "kernel": (d, units),
+        "recurrent_kernel": (units, units),
+        "label_kernel": (k, units),
+        "bias": (units,),
+        "label_bias": (k,),
+    }
+    return {n: (rng.normal(size=s) * scale).astype(dtype) for n, s in shapes.items()}
+
+
+def set_weights(cell, weights):
+    for name in WEIGHT_NAMES:
+        getattr(cell, name).assign(weights[name])
+
+
+def one_hot(ids, k):
+    return np.eye(k, dtype="float32")[ids]
+
+
+SHAPES = [  # (batch, time, input_dim, units, num_classes)
+    (1, 1, 1, 1, 2),
+    (3, 5, 4, 6, 3),
+    (4, 9, 7, 16, 10),
+    (2, 12, 26, 32, 26),
+]
+
+
+# ---------------------------------------------------------------------------
+# Numerics
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("mode", ["inference", "teacher_forcing"])
+def test_scrbm_matches_numpy_reference(rng, shape, mode):
+    batch, steps, d, units, k = shape
+    x = rng.normal(size=(batch, steps, d)).astype("float32")
+    ids = rng.integers(0, k, size=(batch, steps))
+    weights = random_weights(rng, d, units, k)
+    labels = one_hot(ids, k) if mode == "teacher_forcing" else None
+
+    layer = SCRBM(units, k, return_state=True)
+    layer.build(x.shape)
+    set_weights(layer.cell, weights)
+    probs, h = layer(x, labels=None if labels is None else ids)
+    ref_logits, ref_probs, ref_h = reference_scrbm(
+        x.astype("float64"), weights, None if labels is None else labels
+    )
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(probs), ref_probs, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(h), ref_h, rtol=1e-5, atol=1e-6)
+
+    # Same weights through a bare keras.layers.RNN, logits out, labels
+    # concatenated after the features (the documented convention).
+    cell = SCRBMCell(units, k, return_logits=True, teacher_forcing=labels is not None)
+    rnn = keras.layers.RNN(cell, return_sequences=True)
+    inputs = x if labels is None else np.concatenate([x, labels], axis=-1)
+    rnn.build(inputs.shape)
+    set_weights(cell, weights)
+    logits = keras.ops.convert_to_numpy(rnn(inputs))
+    np.testing.assert_allclose(logits, ref_logits, rtol=1e-5, atol=1e-5)
+
+
+def test_initial_state_is_used(rng):
+    x = rng.normal(size=(2, 4, 3)).astype("float32")
+    h0 = rng.uniform(size=(2, 5)).astype("float32")
+    weights = random_weights(rng, 3, 5, 4)
+    layer = SCRBM(5, 4)
+    layer.build(x.shape)
+    set_weights(layer.cell, weights)
+    probs = keras.ops.convert_to_numpy(layer(x, initial_state=h0))
+    _, ref_probs, _ = reference_scrbm(x.astype("float64"), weights, h0=h0.astype("float64"))
+    np.testing.assert_allclose(probs, ref_probs, rtol=1e-5, atol=1e-6)
+
+
+def test_free_energy_is_stable_for_large_activations(rng):
+    x = (rng.normal(size=(2, 3, 4)) * 1e3).astype("float32")
+    layer = SCRBM(8, 3, return_logits=True)
+    logits = keras.ops.convert_to_numpy(layer(x))
+    probs = keras.ops.convert_to_numpy(SCRBM(8, 3)(x))
+    assert np.all(np.isfinite(logits)) and np.all(np.isfinite(probs))
+    np.testing.assert_allclose(probs.sum(-1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["inference", "teacher_forcing"])
+def test_gradient_matches_finite_differences(rng, mode):
+    """Gradient of the eq. 12 loss, -sum_t log p(y_t | x_t, h_{t-1})."""
+    with support.float64():
+        _check_gradient(rng, mode)
+
+
+def _check_gradient(rng, mode):
+    batch, steps, d, units, k = 2, 4, 3, 4, 3
+    x = rng.normal(size=(batch, steps, d))
+    ids = rng.integers(0, k, size=(batch, steps))
+    targets = one_hot(ids, k).astype("float64")
+    weights = random_weights(rng, d, units, k, scale=0.7, dtype="float64")
+    teacher = targets if mode == "teacher_forcing" else None
+
+    layer = SCRBM(units, k, return_logits=True, dtype="float64")
+    layer.build(x.shape)
+    set_weights(layer.cell, weights)
+
+    def keras_loss(logits):
+        log_p = keras.ops.log_softmax(logits, axis=-1)
+        return -keras.ops.sum(log_p * keras.ops.convert_to_tensor(targets))
+
+    label_kwargs = {} if teacher is None else {"labels": ids}
+    autodiff = support.gradients(layer, keras_loss, x, **label_kwargs)
+
+    def numpy_loss(arrays):
+        logits, _, _ = reference_scrbm(x, dict(zip(WEIGHT_NAMES, arrays)), teacher)
+        z = logits - logits.max(-1, keepdims=True)
+        log_p = z - np.log(np.exp(z).sum(-1, keepdims=True))
+        return -(log_p * targets).sum()
+
+    numeric = support.finite_differences(numpy_loss, [weights[n].copy() for n in WEIGHT_NAMES])
+    order = [v.path.split("/")[-1] for v in layer.trainable_variables]
+    for name, grad in zip(order, autodiff):
+        np.testing.assert_allclose(
+            grad, numeric[WEIGHT_NAMES.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
+        )
+
+
+def test_teacher_forcing_changes_the_state_and_shares_weights(rng):
+    x = rng.normal(size=(3, 6, 4)).astype("float32")
+    ids = rng.integers(0, 5, size=(3, 6))
+    layer = SCRBM(8, 5)
+    free = keras.ops.convert_to_numpy(layer(x))
+    forced = keras.ops.convert_to_numpy(layer(x, labels=ids))
+    forced_onehot = keras.ops.convert_to_numpy(layer(x, labels=one_hot(ids, 5)))
+    assert len(layer.weights) == 5
+    # The first step sees h_0 in both modes; later steps differ.
+    np.testing.assert_allclose(free[:, 0], forced[:, 0], rtol=1e-6)
+    assert np.abs(free[:, 1:] - forced[:, 1:]).max() > 1e-4
+    np.testing.assert_allclose(forced, forced_onehot, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Keras integration
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("units,k,d", [(6, 3, 4), (1, 2, 1)])
+def test_parameter_count(units, k, d):
+    rnn = keras.layers.RNN(SCRBMCell(units, k))
+    rnn.build((None, None, d))
+    assert rnn.count_params() == units * (d + units + 1) + k * (units + 1)
+    assert rnn.cell.output_size == k and rnn.cell.state_size == [k, units]
+    assert sorted(w.path.split("/")[-1] for w in rnn.weights) == sorted(WEIGHT_NAMES)
+
+
+class SCRBMLayerTest(testing.TestCase):
+    def test_rnn_cell_harness(self):
+        self.run_layer_test(
+            keras.layers.RNN,
+            init_kwargs={"cell": SCRBMCell(5, 3, seed=1), "return_sequences": True},
+            input_shape=(2, 4, 6),
+            expected_output_shape=(2, 4, 3),
+            expected_num_trainable_weights=5,
+            expected_num_non_trainable_weights=0,
+            supports_masking=True,
+        )
+
+    def test_rnn_cell_harness_with_dropout(self):
+        self.run_layer_test(
+            keras.layers.RNN,
+            init_kwargs={
+                "cell": SCRBMCell(5, 3, dropout=0.2, recurrent_dropout=0.3, seed=7),
+            },
+            input_shape=(2, 4, 6),
+            expected_output_shape=(2, 3),
+            expected_num_trainable_weights=5,
+            expected_num_seed_generators=1,
+            supports_masking=True,
+        )
+
+    def test_scrbm_harness(self):
+        self.run_layer_test(
+            SCRBM,
+            init_kwargs={"units": 4, "num_classes": 3, "return_logits": True},
+            input_shape=(3, 5, 2),
+            expected_output_shape=(3, 5, 3),
+            expected_num_trainable_weights=5,
+            expected_num_non_trainable_weights=0,
+            supports_masking=True,
+        )
+
+    def test_scrbm_harness_with_labels(self):
+        self.run_layer_test(
+            SCRBM,
+            init_kwargs={"units": 4, "num_classes": 3, "dropout": 0.1, "seed": 3},
+            input_data=np.random.rand(3, 5, 2).astype("float32"),
+            call_kwargs={"labels": one_hot(np.random.randint(0, 3, (3, 5)), 3)},
+            expected_output_shape=(3, 5, 3),
+            expected_num_trainable_weights=5,
+            expected_num_seed_generators=1,
+            supports_masking=True,
+        )
+
+
+def _sequence_labelling_data(rng, n=48, steps=10, vocab=12, k=4):
+    """Token ids with trailing zero padding; the class is the token mod k."""
+    lengths = rng.integers(3, steps + 1, size=n)
+    tokens = np.zeros((n, steps), dtype="int32")
+    for i, length in enumerate(lengths):
+        tokens[i, :length] = rng.integers(1, vocab, size=length)
+    return tokens, tokens % k, lengths
+
+
+def test_drop_in_sequential_with_mask_fit_save_reload(rng, tmp_path):
+    tokens, labels, lengths = _sequence_labelling_data(rng)
+    model = keras.Sequential(
+        [
+            keras.Input((tokens.shape[1],), dtype="int32"),
+            keras.layers.Embedding(12, 8, mask_zero=True),
+            keras.layers.RNN(SCRBMCell(16, 4, dropout=0.1, seed=2), return_sequences=True),
+        ]
+    )
+    model.compile(optimizer=keras.optimizers.Adam(0.05), loss="sparse_categorical_crossentropy")
+    history = model.fit(tokens, labels, epochs=8, batch_size=16, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+
+    # The mask: padding content cannot change what the model says about the
+    # real steps, and padded targets do not count in the loss.
+    predictions = model.predict(tokens, verbose=0)
+    shuffled_pad = labels.copy()
+    pad = tokens == 0
+    shuffled_pad[pad] = (shuffled_pad[pad] + 1) % 4
+    assert np.isclose(
+        model.evaluate(tokens, labels, verbose=0),
+        model.evaluate(tokens, shuffled_pad, verbose=0),
+        rtol=1e-6,
+    )
+    longer = np.pad(tokens, ((0, 0), (0, 3)))
+    longer_model = keras.Sequential(model.layers)
+    longer_predictions = longer_model.predict(longer, verbose=0)
+    valid = ~pad
+    np.testing.assert_allclose(longer_predictions[:, :10][valid], predictions[valid], rtol=1e-5, atol=1e-6)
+
+    path = str(tmp_path / "scrbm.keras")
+    model.save(path)
+    reloaded = keras.saving.load_model(path)  # no custom_objects
+    np.testing.assert_allclose(reloaded.predict(tokens, verbose=0), predictions, rtol=1e-6, atol=1e-6)
+    assert isinstance(reloaded.layers[1].cell, SCRBMCell)
+
+
+def test_train_with_labels_then_predict_without(rng, tmp_path):
+    """The paper's protocol: teacher forcing to learn, Algorithm 1 to label."""
+    tokens, labels, _ = _sequence_labelling_data(rng, n=64)
+    x = keras.Input((None,), dtype="int32")
+    y = keras.Input((None,), dtype="int32")
+    embedded = keras.layers.Embedding(12, 8, mask_zero=True)(x)
+    scrbm = SCRBM(16, 4, return_logits=True)
+    trainer = keras.Model([x, y], scrbm(embedded, labels=y))
+    predictor = keras.Model(x, scrbm(embedded))
+    trainer.compile(
+        optimizer=keras.optimizers.Adam(0.05),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    trainer.fit([tokens, labels], labels, epochs=15, batch_size=16, verbose=0)
+    predicted = np.argmax(predictor.predict(tokens, verbose=0), -1)
+    valid = tokens != 0
+    assert (predicted[valid] == labels[valid]).mean() > 0.9
+
+    path = str(tmp_path / "trainer.keras")
+    trainer.save(path)
+    reloaded = keras.saving.load_model(path)
+    np.testing.assert_allclose(
+        reloaded.predict([tokens, labels], verbose=0),
+        trainer.predict([tokens, labels], verbose=0),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+
+
+def test_fit_with_xla_and_dropout(rng):
+    """XLA on TensorFlow and JAX; PyTorch has no XLA here and runs eagerly."""
+    tokens, labels, _ = _sequence_labelling_data(rng, n=32)
+    model = keras.Sequential(
+        [
+            keras.Input((10,), dtype="int32"),
+            keras.layers.Embedding(12, 8),
+            SCRBM(8, 4, dropout=0.2, recurrent_dropout=0.2, seed=5),
+        ]
+    )
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", jit_compile=support.backend_has_xla())
+    history = model.fit(tokens, labels, epochs=2, batch_size=16, verbose=0)
+    assert np.all(np.isfinite(history.history["loss"]))
+
+
+def test_dropout_is_random_in_training_and_off_in_inference(rng):
+    x = rng.normal(size=(4, 6, 5)).astype("float32")
+    layer = SCRBM(8, 3, dropout=0.5, recurrent_dropout=0.5, seed=11)
+    a = keras.ops.convert_to_numpy(layer(x, training=True))
+    b = keras.ops.convert_to_numpy(layer(x, training=True))
+    assert np.abs(a - b).max() > 1e-4
+    c = keras.ops.convert_to_numpy(layer(x, training=False))
+    d = keras.ops.convert_to_numpy(layer(x))
+    np.testing.assert_allclose(c, d)
+
+
+def test_config_round_trip():
+    layer = SCRBM(
+        7, 4, return_logits=True, dropout=0.1, recurrent_dropout=0.2, seed=3,
+        kernel_regularizer="l2", label_initializer="he_normal", go_backwards=True,
+    )
+    clone = SCRBM.from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+    cell = SCRBMCell(5, 2, teacher_forcing=True, bias_constraint="non_neg")
+    assert SCRBMCell.from_config(cell.get_config()).get_config() == cell.get_config()
+
+
+# ---------------------------------------------------------------------------
+# Errors that name the problem
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"units": 0, "num_classes": 3}, "units"),
+        ({"units": -2, "num_classes": 3}, "units"),
+        ({"units": 4, "num_classes": 1}, "num_classes"),
+        ({"units": 4.5, "num_classes": 3}, "units"),
+        ({"units": 4, "num_classes": 3, "dropout": 1.5}, "dropout"),
+    ],
+)
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        SCRBMCell(**kwargs)
+    with pytest.raises(ValueError, match=match):
+        SCRBM(**kwargs)
+
+
+def test_wrong_rank_input():
+    with pytest.raises(ValueError, match="rank 3"):
+        SCRBM(4, 3)(np.zeros((2, 5), "float32"))
+    with pytest.raises(ValueError, match="rank 3"):
+        keras.layers.RNN(SCRBMCell(4, 3))(np.zeros((2, 5, 3, 1), "float32"))
+
+
+def test_bad_labels(rng):
+    x = rng.normal(size=(2, 5, 3)).astype("float32")
+    layer = SCRBM(4, 3)
+    with pytest.raises(ValueError, match="depth num_classes=3"):
+        layer(x, labels=np.zeros((2, 5, 4), "float32"))
+    with pytest.raises(ValueError, match="batch size"):
+        layer(x, labels=np.zeros((3, 5), "int32"))
+    with pytest.raises(ValueError, match="number of time steps"):
+        layer(x, labels=np.zeros((2, 4), "int32"))
+    with pytest.raises(ValueError, match=r"\[0, 2\]"):
+        layer(x, labels=np.full((2, 5), 3, "int32"))
+    with pytest.raises(ValueError, match="rank|shape"):
+        layer(x, labels=np.zeros((2,), "int32"))
+
+
+def test_teacher_forcing_cell_needs_label_columns():
+    cell = SCRBMCell(4, 3, teacher_forcing=True)
+    with pytest.raises(ValueError, match="num_classes=3 one-hot label columns"):
+        keras.layers.RNN(cell)(np.zeros((2, 5, 3), "float32"))
+
+
+def test_step_of_unexpected_width():
+    cell = SCRBMCell(4, 3)
+    cell.build((None, 5))
+    with pytest.raises(ValueError, match="got 6"):
+        cell(np.zeros((2, 6), "float32"), cell.get_initial_state(2))
+
+
+# ---------------------------------------------------------------------------
+# Backend independence
+# ---------------------------------------------------------------------------
+def test_layers_import_and_run_without_tensorflow():
+    code = """
+import sys
+sys.modules["tensorflow"] = None  # as if not installed: importing it fails
+import numpy as np, keras, keras_seq
+out = keras.layers.RNN(keras_seq.SCRBMCell(4, 3), return_sequences=True)(np.ones((2, 5, 3), "float32"))
+assert tuple(out.shape) == (2, 5, 3)
+assert sys.modules["tensorflow"] is None
+print("ok", keras.backend.backend())
+"""
+    backend = keras.backend.backend()
+    env = dict(os.environ, KERAS_BACKEND="numpy" if backend == "tensorflow" else backend)
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.startswith("ok")

@@ -1,0 +1,72 @@
+"""Backend-specific helpers the tests need and Keras has no public op for."""
+
+import contextlib
+
+import keras
+import numpy as np
+
+
+def gradients(layer, loss_fn, *args, **kwargs):
+    """Autodiff gradients of `loss_fn(layer(*args, **kwargs))` for every
+    trainable weight of `layer`, as numpy arrays in weight order."""
+    args = [keras.ops.convert_to_tensor(a) for a in args]
+    kwargs = {k: keras.ops.convert_to_tensor(v) for k, v in kwargs.items()}
+    trainable = [v.value for v in layer.trainable_variables]
+    non_trainable = [v.value for v in layer.non_trainable_variables]
+
+    def loss_of(values):
+        outputs, _ = layer.stateless_call(values, non_trainable, *args, **kwargs)
+        return loss_fn(outputs)
+
+    backend = keras.backend.backend()
+    if backend == "jax":
+        import jax
+
+        grads = jax.grad(loss_of)(trainable)
+    elif backend == "tensorflow":
+        import tensorflow as tf
+
+        values = [tf.convert_to_tensor(v) for v in trainable]
+        with tf.GradientTape() as tape:
+            tape.watch(values)
+            loss = loss_of(values)
+        grads = tape.gradient(loss, values)
+    elif backend == "torch":
+        import torch
+
+        values = [v.detach().clone().requires_grad_(True) for v in trainable]
+        loss_of(values).backward()
+        grads = [v.grad for v in values]
+    else:
+        raise NotImplementedError(backend)
+    return [keras.ops.convert_to_numpy(g) for g in grads]
+
+
+def finite_differences(fn, arrays, eps=1e-6):
+    """Central differences of the scalar `fn(arrays)` wrt each array."""
+    grads = []
+    for array in arrays:
+        grad = np.zeros_like(array)
+        for index in np.ndindex(array.shape):
+            saved = array[index]
+            array[index] = saved + eps
+            up = fn(arrays)
+            array[index] = saved - eps
+            down = fn(arrays)
+            array[index] = saved
+            grad[index] = (up - down) / (2 * eps)
+        grads.append(grad)
+    return grads
+
+
+def backend_has_xla():
+    return keras.backend.backend() in ("tensorflow", "jax")
+
+
+def float64():
+    """A context in which float64 is really float64 (JAX defaults to 32 bits)."""
+    if keras.backend.backend() == "jax":
+        import jax
+
+        return jax.enable_x64(True)
+    return contextlib.nullcontext()
