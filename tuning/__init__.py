@@ -1,0 +1,1 @@
+"""KerasTuner search spaces for the zoo (issue 7)."""

@@ -23,6 +23,14 @@ from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 _LOW_PRECISION = ("float16", "bfloat16")
 
 
+def _softplus(z):
+    """`log(1 + exp(z))`, stable for any z, exact gradient `sigmoid(z)` (also
+    at 0). Written out because it is the cell's hot spot and this form runs
+    3-5x faster than `ops.softplus` under JAX and PyTorch (bench/scrbm.py)."""
+    magnitude = ops.abs(z)
+    return 0.5 * (z + magnitude) + ops.log1p(ops.exp(-magnitude))
+
+
 @keras.saving.register_keras_serializable(package="keras_seq")
 class SCRBMCell(keras.layers.Layer, DropoutRNNCell):
     """One time step of the Sequence Classification RBM.
@@ -246,7 +254,7 @@ class SCRBMCell(keras.layers.Layer, DropoutRNNCell):
         per_class = ops.expand_dims(pre_activation, 1) + self.label_kernel
         if self.compute_dtype in _LOW_PRECISION:
             per_class = ops.cast(per_class, "float32")
-        free_energy_sum = ops.sum(ops.softplus(per_class), axis=-1)
+        free_energy_sum = ops.sum(_softplus(per_class), axis=-1)
         return ops.cast(free_energy_sum, self.compute_dtype) + self.label_bias
 
     def _split_labels(self, inputs):
