@@ -20,7 +20,7 @@ def rng():
     return np.random.default_rng(0)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data_dir():
     """The project's benchmark data (`../shared/data`), never copied here."""
     path = os.environ.get(

@@ -434,3 +434,26 @@ print("ok", keras.backend.backend())
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.startswith("ok")
+
+
+def test_masked_steps_keep_the_state(rng):
+    """With a mask, the final state is the state after the last real step."""
+    x = rng.normal(size=(3, 7, 4)).astype("float32")
+    lengths = np.array([7, 4, 1])
+    mask = np.arange(7) < lengths[:, None]
+    weights = random_weights(rng, 4, 5, 3)
+    layer = SCRBM(5, 3, return_state=True)
+    layer.build(x.shape)
+    set_weights(layer.cell, weights)
+    probs, h = layer(x, mask=mask)
+    probs, h = keras.ops.convert_to_numpy(probs), keras.ops.convert_to_numpy(h)
+    for i, length in enumerate(lengths):
+        _, ref_probs, ref_h = reference_scrbm(x[i : i + 1, :length].astype("float64"), weights)
+        np.testing.assert_allclose(h[i], ref_h[0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(probs[i, :length], ref_probs[0], rtol=1e-5, atol=1e-6)
+
+
+def test_initial_state_of_wrong_shape(rng):
+    x = rng.normal(size=(2, 4, 3)).astype("float32")
+    with pytest.raises(ValueError, match=r"initial_state must have shape \(batch, units\)"):
+        SCRBM(5, 3)(x, initial_state=np.zeros((2, 4), "float32"))

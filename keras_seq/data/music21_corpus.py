@@ -1,0 +1,231 @@
+"""Datasets built from the corpus that ships inside the `music21` package,
+so they need no download: the embedded default of the project.
+
+- `bach_chorales`: four-part Bach chorales as 88-key piano rolls at
+  quarter-note resolution (a note sounds in frame k when it sounds at beat k),
+  next-frame prediction like JSB Chorales.
+- `bach_melodies`: the soprano lines of the same chorales as pitch events
+  (ties merged, rests skipped), next-pitch prediction, 88 classes
+  (target = MIDI note - 21; input ids are that + 1, so 0 can pad).
+- `kinderlieder`: the Essen folksong collection's German children's songs
+  (`essenFolksong/kinder0.abc`), as pitch events the same way.
+
+Split (deterministic): pieces in corpus order; every 10th piece starting at
+the 9th goes to `valid`, every 10th starting at the 10th to `test`, the rest
+(80 %) to `train`. The conversion runs once (a few minutes for the chorales:
+music21 parses each MusicXML file) and is cached as `.npz` in the Keras
+cache folder (`~/.keras/datasets/keras_seq/music21/`); later loads take
+milliseconds.
+"""
+
+import math
+import os
+import time
+
+import numpy as np
+
+from keras_seq.data import files
+from keras_seq.data import registry
+from keras_seq.data.music import LOWEST_MIDI
+from keras_seq.data.music import NUM_KEYS
+from keras_seq.data.music import next_frame
+
+CACHE_VERSION = 1
+SATB = ("soprano", "alto", "tenor", "bass")
+
+
+def _music21():
+    try:
+        import music21
+    except ImportError:
+        raise ImportError(
+            "This dataset is built from the corpus inside the `music21` package: "
+            "pip install music21 (or keras-seq[music])."
+        ) from None
+    return music21
+
+
+def split_of(index):
+    return {8: "valid", 9: "test"}.get(index % 10, "train")
+
+
+def _voices(score):
+    """The four SATB parts of a chorale, or None when it has no such four."""
+    parts = list(score.parts)
+    named = {}
+    for part in parts:
+        label = (part.partName or part.id or "").lower()
+        for voice in SATB:
+            if label.startswith(voice) and voice not in named:
+                named[voice] = part
+    if len(named) == 4:
+        return [named[v] for v in SATB]
+    return parts if len(parts) == 4 else None
+
+
+def chorale_roll(score):
+    """A (beats, 88) piano roll sampled on every quarter-note beat."""
+    voices = _voices(score)
+    if voices is None:
+        return None
+    beats = int(math.ceil(float(score.highestTime)))
+    roll = np.zeros((beats, NUM_KEYS), dtype="uint8")
+    for part in voices:
+        for note in part.flatten().notes:
+            start, length = float(note.offset), float(note.quarterLength)
+            if length <= 0:
+                continue  # grace notes
+            first, last = math.ceil(start), math.ceil(start + length)
+            for pitch in note.pitches:
+                key = pitch.midi - LOWEST_MIDI
+                if 0 <= key < NUM_KEYS:
+                    roll[first:last, key] = 1
+    return roll
+
+
+def pitch_events(part):
+    """MIDI pitches of a monophonic line, ties merged, rests skipped."""
+    events = []
+    for note in part.stripTies().flatten().notes:
+        if float(note.quarterLength) > 0:
+            events.append(max(p.midi for p in note.pitches))
+    return np.asarray(events, dtype="int32")
+
+
+def _convert_chorale(path):
+    music21 = _music21()
+    score = music21.corpus.parse(path)
+    roll = chorale_roll(score)
+    if roll is None or len(roll) < 2:
+        return None
+    melody = pitch_events(_voices(score)[0])
+    return roll, melody
+
+
+def convert_bach(limit=None, processes=None):
+    """Parses the chorales; returns ([rolls], [soprano melodies], seconds)."""
+    music21 = _music21()
+    paths = sorted(str(p) for p in music21.corpus.getComposer("bach"))
+    paths = [p for p in paths if p.endswith((".mxl", ".xml", ".musicxml", ".krn"))][:limit]
+    start = time.perf_counter()
+    if processes == 1 or len(paths) < 8:
+        converted = [_convert_chorale(p) for p in paths]
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(processes or os.cpu_count()) as pool:
+            converted = pool.map(_convert_chorale, paths, chunksize=4)
+    kept = [c for c in converted if c is not None]
+    return [c[0] for c in kept], [c[1] for c in kept], time.perf_counter() - start
+
+
+def convert_kinderlieder(limit=None):
+    music21 = _music21()
+    start = time.perf_counter()
+    opus = music21.corpus.parse("essenFolksong/kinder0.abc")
+    melodies = [pitch_events(score) for score in list(opus.scores)[:limit]]
+    melodies = [m for m in melodies if len(m) >= 2]
+    return melodies, time.perf_counter() - start
+
+
+def _pack(arrays):
+    lengths = np.array([len(a) for a in arrays], dtype="int64")
+    return np.concatenate(arrays), lengths
+
+
+def _unpack(flat, lengths):
+    return np.split(flat, np.cumsum(lengths)[:-1])
+
+
+def cached(name, limit=None, cache_dir=None):
+    """{"rolls"/"melodies": [...], "seconds": first conversion time}."""
+    cache_dir = cache_dir or os.path.join(files.cache_dir(), "music21")
+    suffix = "" if limit is None else f"_first{limit}"
+    path = os.path.join(cache_dir, f"{name}_v{CACHE_VERSION}{suffix}.npz")
+    if os.path.isfile(path):
+        with np.load(path, allow_pickle=False) as data:
+            out = {k[:-5]: _unpack(data[k[:-5] + "_flat"], data[k]) for k in data.files if k.endswith("_lens")}
+            out["seconds"] = float(data["seconds"])
+        return out
+    if name == "bach":
+        rolls, melodies, seconds = convert_bach(limit)
+        out = {"rolls": rolls, "melodies": melodies, "seconds": seconds}
+    else:
+        melodies, seconds = convert_kinderlieder(limit)
+        out = {"melodies": melodies, "seconds": seconds}
+    arrays = {}
+    for key in ("rolls", "melodies"):
+        if key in out:
+            arrays[key + "_flat"], arrays[key + "_lens"] = _pack(out[key])
+    os.makedirs(cache_dir, exist_ok=True)
+    partial = path + ".part.npz"
+    np.savez_compressed(partial, seconds=seconds, **arrays)
+    os.replace(partial, path)
+    return out
+
+
+def _select(items, split):
+    return [item for i, item in enumerate(items) if split_of(i) == split]
+
+
+def melody_sequences(melodies):
+    """Inputs are key + 1 (0 stays free for padding, `mask_zero=True`);
+    targets are the key of the next note, 0..87."""
+    keys = [np.clip(m - LOWEST_MIDI, 0, NUM_KEYS - 1).astype("int32") for m in melodies]
+    return registry.Sequences([k[:-1] + 1 for k in keys], [k[1:] for k in keys])
+
+
+def _load_chorales(split, data_dir=None, limit=None, cache_dir=None):
+    return next_frame(_select(cached("bach", limit, cache_dir)["rolls"], split))
+
+
+def _load_bach_melodies(split, data_dir=None, limit=None, cache_dir=None):
+    return melody_sequences(_select(cached("bach", limit, cache_dir)["melodies"], split))
+
+
+def _load_kinderlieder(split, data_dir=None, limit=None, cache_dir=None):
+    return melody_sequences(_select(cached("kinderlieder", limit, cache_dir)["melodies"], split))
+
+
+_SOURCE = "music21 corpus (ships with the music21 package; no download)"
+registry.register(
+    registry.DatasetInfo(
+        name="bach_chorales",
+        description="Four-part Bach chorales from music21, 88-key piano rolls per quarter note; next-frame prediction.",
+        task="next_frame",
+        splits={"train": None, "valid": None, "test": None},
+        input_shape=(NUM_KEYS,),
+        input_dtype="float32",
+        num_classes=None,
+        source=_SOURCE,
+    ),
+    _load_chorales,
+)
+registry.register(
+    registry.DatasetInfo(
+        name="bach_melodies",
+        description="Soprano lines of the music21 Bach chorales as pitch events; next-pitch prediction (88 classes).",
+        task="next_token",
+        splits={"train": None, "valid": None, "test": None},
+        input_shape=(),
+        input_dtype="int32",
+        num_classes=NUM_KEYS,
+        source=_SOURCE,
+        vocabulary_size=NUM_KEYS + 1,
+    ),
+    _load_bach_melodies,
+)
+registry.register(
+    registry.DatasetInfo(
+        name="kinderlieder",
+        description="Essen folksong collection, German children's songs (music21 corpus), pitch events; next-pitch prediction.",
+        task="next_token",
+        splits={"train": None, "valid": None, "test": None},
+        input_shape=(),
+        input_dtype="int32",
+        num_classes=NUM_KEYS,
+        source=_SOURCE + "; Essen Associative Code folksong database (Schaffrath)",
+        vocabulary_size=NUM_KEYS + 1,
+    ),
+    _load_kinderlieder,
+)

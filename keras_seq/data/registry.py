@@ -1,0 +1,74 @@
+"""The catalogue of datasets behind `keras_seq.data.load` / `load_arrays` / `info`."""
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Sequences:
+    """One split as numpy arrays, aligned sequence by sequence.
+
+    `inputs[i]` and `targets[i]` are arrays whose first axis is time (the same
+    length for both). Next-step prediction tasks are already shifted: the
+    target at step t is the input at step t + 1.
+    """
+
+    inputs: list
+    targets: list
+
+    def __len__(self):
+        return len(self.inputs)
+
+    def lengths(self):
+        return np.array([len(x) for x in self.inputs], dtype="int64")
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetInfo:
+    """What `keras_seq.data.info(name)` returns."""
+
+    name: str
+    description: str
+    task: str  # "next_frame", "next_token", "labelling", "classification", "regression"
+    splits: dict  # split name -> number of sequences (as published)
+    input_shape: tuple  # per step, without time
+    input_dtype: str
+    num_classes: int | None  # classes per step (labelling/next_token) or per sequence
+    source: str
+    files: tuple = ()  # paths relative to the data folder
+    vocabulary_size: int | None = None  # token inputs: ids in [0, size)
+
+
+@dataclasses.dataclass(frozen=True)
+class Dataset:
+    info: DatasetInfo
+    load: Callable  # (split, data_dir, **options) -> Sequences
+
+
+_REGISTRY = {}
+
+
+def register(info, load):
+    _REGISTRY[info.name] = Dataset(info, load)
+
+
+def get(name):
+    if name not in _REGISTRY:
+        raise ValueError(
+            f"Unknown dataset {name!r}. Known datasets: {', '.join(sorted(_REGISTRY))}."
+        )
+    return _REGISTRY[name]
+
+
+def names():
+    return sorted(_REGISTRY)
+
+
+def check_split(name, split):
+    splits = get(name).info.splits
+    if split not in splits:
+        raise ValueError(
+            f"Dataset {name!r} has no split {split!r}; its splits are {sorted(splits)}."
+        )

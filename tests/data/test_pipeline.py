@@ -1,0 +1,94 @@
+import numpy as np
+import pytest
+
+import keras_seq.data as data
+from keras_seq.data import pipeline
+from keras_seq.data.registry import DatasetInfo
+from keras_seq.data.registry import Sequences
+
+LABELLING = DatasetInfo("toy", "toy", "labelling", {"train": 5}, (3,), "float32", 4, "test")
+
+
+def toy_sequences(lengths=(2, 5, 3, 4, 1)):
+    rng = np.random.default_rng(0)
+    return Sequences(
+        [rng.normal(size=(n, 3)).astype("float32") for n in lengths],
+        [rng.integers(0, 4, n).astype("int32") for n in lengths],
+    )
+
+
+def test_padded_batches_carry_weights_that_zero_the_padding():
+    sequences = toy_sequences()
+    batches = list(pipeline.make_dataset(sequences, LABELLING, batch_size=2))
+    assert [b[0].shape[0] for b in batches] == [2, 2, 1]
+    x, y, w = (t.numpy() for t in batches[0])
+    assert x.shape == (2, 5, 3) and y.shape == (2, 5) and w.shape == (2, 5)
+    np.testing.assert_array_equal(w.sum(1), [2, 5])
+    np.testing.assert_array_equal(x[0, :2], sequences.inputs[0])
+    assert np.all(x[0, 2:] == 0)
+
+
+def test_fixed_shapes_for_xla_and_no_silent_truncation():
+    sequences = toy_sequences()
+    dataset = pipeline.make_dataset(sequences, LABELLING, batch_size=2, max_length=6, drop_remainder=True)
+    shapes = [tuple(b[0].shape) for b in dataset]
+    assert shapes == [(2, 6, 3), (2, 6, 3)]
+    assert dataset.element_spec[0].shape.as_list() == [2, 6, 3]
+    with pytest.raises(ValueError, match="max_length=4"):
+        pipeline.make_dataset(sequences, LABELLING, max_length=4)
+
+
+def test_shuffle_is_repeatable_with_a_seed():
+    sequences = toy_sequences(tuple(range(1, 30)))
+    info = DatasetInfo("toy", "toy", "labelling", {}, (3,), "float32", 4, "test")
+
+    def first_lengths(seed):
+        dataset = pipeline.make_dataset(sequences, info, batch_size=4, shuffle=True, seed=seed)
+        return [int(w.numpy().sum()) for _, _, w in dataset.take(3)]
+
+    assert first_lengths(1) == first_lengths(1)
+    assert first_lengths(1) != first_lengths(2)
+
+
+def test_bucketing_groups_similar_lengths():
+    sequences = toy_sequences((1, 9, 2, 8, 1, 9, 2, 8))
+    info = DatasetInfo("toy", "toy", "labelling", {}, (3,), "float32", 4, "test")
+    dataset = pipeline.make_dataset(sequences, info, batch_size=2, bucket_boundaries=[5])
+    widths = sorted(b[0].shape[1] for b in dataset)
+    assert widths == [2, 2, 9, 9]
+
+
+def test_stream_windows_continue_row_by_row():
+    stream = np.arange(1001, dtype="int32")
+    info = DatasetInfo("lm", "lm", "next_token", {}, (), "int32", 2000, "test", vocabulary_size=2000)
+    dataset = pipeline.make_dataset(Sequences([stream[:-1]], [stream[1:]]), info, batch_size=4, bptt=10)
+    windows = [(x.numpy(), y.numpy()) for x, y in dataset]
+    assert len(windows) == 25 and windows[0][0].shape == (4, 10)
+    np.testing.assert_array_equal(windows[1][0][:, 0], windows[0][0][:, -1] + 1)
+    np.testing.assert_array_equal(windows[0][1], windows[0][0] + 1)
+
+
+def test_checks_name_bad_batches():
+    bad = toy_sequences()
+    bad.inputs[1][0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        pipeline.make_dataset(bad, LABELLING)
+    out_of_range = toy_sequences()
+    out_of_range.targets[0][0] = 7
+    with pytest.raises(ValueError, match=r"targets must lie in \[0, 3\]"):
+        pipeline.make_dataset(out_of_range, LABELLING)
+    with pytest.raises(ValueError, match="batch_size"):
+        pipeline.make_dataset(toy_sequences(), LABELLING, batch_size=0)
+    wrong_width = toy_sequences()
+    wrong_width.inputs[2] = np.zeros((3, 4), "float32")
+    with pytest.raises(ValueError, match="expected \\(3,\\)"):
+        pipeline.make_dataset(wrong_width, LABELLING)
+
+
+def test_load_jsb_batches(shared_data_dir):
+    dataset = data.load("jsb_chorales", "valid", data_dir=shared_data_dir, batch_size=16)
+    total = 0
+    for x, y, w in dataset:
+        assert x.shape[-1] == 88 and x.dtype == "float32"
+        total += int(w.numpy().sum())
+    assert total == 4602 - 76  # one target fewer than frames per chorale
