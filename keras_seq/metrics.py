@@ -1,6 +1,9 @@
-"""The papers' evaluation metrics (shared/spec/metrics.md), in numpy."""
+"""The papers' evaluation metrics (shared/spec/metrics.md): a numpy function
+for arrays of predictions, and Keras metrics for `model.compile`."""
 
+import keras
 import numpy as np
+from keras import ops
 
 
 def labelling_errors(y_true, y_pred, mask=None):
@@ -37,3 +40,116 @@ def labelling_errors(y_true, y_pred, mask=None):
     wrong = (y_true != y_pred) & mask
     per_sequence = wrong.sum(axis=1) / lengths
     return float(per_sequence.mean()), float(wrong.sum() / lengths.sum())
+
+
+# Keras metrics take `sample_weight` (batch, time) as the mask of real steps
+# (what keras_seq.data pipelines yield) and also honour a Keras mask on y_pred.
+# Pass them as `weighted_metrics=` in `compile`: Keras gives `metrics=` no
+# sample weights.
+
+
+def _step_weights(y_pred, sample_weight, steps_shape):
+    weights = ops.ones(steps_shape, dtype="float32")
+    if sample_weight is not None:
+        weights = weights * ops.reshape(ops.cast(sample_weight, "float32"), steps_shape)
+    mask = getattr(y_pred, "_keras_mask", None)
+    if mask is not None:
+        weights = weights * ops.cast(mask, "float32")
+    return weights
+
+
+class _RatioMetric(keras.metrics.Metric):
+    """numerator / denominator, both accumulated over batches."""
+
+    def __init__(self, name, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.numerator = self.add_variable((), initializer="zeros", name="numerator")
+        self.denominator = self.add_variable((), initializer="zeros", name="denominator")
+
+    def _accumulate(self, numerator, denominator):
+        self.numerator.assign_add(ops.cast(numerator, self.numerator.dtype))
+        self.denominator.assign_add(ops.cast(denominator, self.denominator.dtype))
+
+    def result(self):
+        return ops.divide_no_nan(self.numerator, self.denominator)
+
+
+@keras.saving.register_keras_serializable(package="keras_seq")
+class FrameAccuracy(_RatioMetric):
+    """Frame-level accuracy of polyphonic transcription (Bay et al. 2009):
+    notes on where p >= threshold; `sum TP / sum (TP + FP + FN)` over every
+    real frame of every sequence. Inputs `(batch, time, notes)`."""
+
+    def __init__(self, threshold=0.5, from_logits=False, name="frame_accuracy", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.threshold = threshold
+        self.from_logits = from_logits
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        probs = ops.sigmoid(y_pred) if self.from_logits else y_pred
+        weights = _step_weights(y_pred, sample_weight, ops.shape(y_true)[:2])[..., None]
+        on = ops.cast(probs >= self.threshold, "float32") * weights
+        truth = ops.cast(y_true, "float32") * weights
+        true_positive = ops.sum(on * truth)
+        self._accumulate(true_positive, ops.sum(on) + ops.sum(truth) - true_positive)
+
+    def get_config(self):
+        return {**super().get_config(), "threshold": self.threshold, "from_logits": self.from_logits}
+
+
+@keras.saving.register_keras_serializable(package="keras_seq")
+class FrameNLL(_RatioMetric):
+    """Mean negative log-likelihood per real frame: the binary cross-entropy
+    summed over the notes of a frame (nats). Inputs `(batch, time, notes)`."""
+
+    def __init__(self, from_logits=False, name="frame_nll", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.from_logits = from_logits
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        weights = _step_weights(y_pred, sample_weight, ops.shape(y_true)[:2])
+        per_note = ops.binary_crossentropy(
+            ops.cast(y_true, "float32"), ops.cast(y_pred, "float32"), from_logits=self.from_logits
+        )
+        self._accumulate(ops.sum(ops.sum(per_note, axis=-1) * weights), ops.sum(weights))
+
+    def get_config(self):
+        return {**super().get_config(), "from_logits": self.from_logits}
+
+
+@keras.saving.register_keras_serializable(package="keras_seq")
+class BitsPerEvent(_RatioMetric):
+    """Cross-entropy in bits per event (SCRBM eq. 15; bits per character for
+    character language models): `-sum log2 p(s_t) / number of events`."""
+
+    def __init__(self, from_logits=False, name="bits_per_event", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.from_logits = from_logits
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        weights = _step_weights(y_pred, sample_weight, ops.shape(y_true))
+        nats = ops.sparse_categorical_crossentropy(
+            ops.cast(y_true, "int32"), ops.cast(y_pred, "float32"), from_logits=self.from_logits
+        )
+        self._accumulate(ops.sum(nats * weights) / np.log(2.0), ops.sum(weights))
+
+    def get_config(self):
+        return {**super().get_config(), "from_logits": self.from_logits}
+
+
+@keras.saving.register_keras_serializable(package="keras_seq")
+class SequenceLabellingError(_RatioMetric):
+    """SCRBM eq. 16: per sequence, the fraction of wrong labels over its real
+    steps; averaged over sequences (not tokens). Sequences with no real step
+    are left out. Inputs: ids `(batch, time)`, scores `(batch, time, K)`."""
+
+    def __init__(self, name="sequence_error", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        weights = _step_weights(y_pred, sample_weight, ops.shape(y_true))
+        wrong = ops.cast(ops.not_equal(ops.cast(y_true, "int32"), ops.cast(ops.argmax(y_pred, axis=-1), "int32")), "float32")
+        steps = ops.sum(weights, axis=1)
+        has_steps = ops.cast(steps > 0, "float32")
+        per_sequence = ops.divide_no_nan(ops.sum(wrong * weights, axis=1), steps)
+        self._accumulate(ops.sum(per_sequence * has_steps), ops.sum(has_steps))
