@@ -1,4 +1,4 @@
-from zoo import quickstart
+from keras_seq.zoo import quickstart
 
 
 def test_quickstart_trains_and_prints_the_table(capsys):
@@ -6,3 +6,11 @@ def test_quickstart_trains_and_prints_the_table(capsys):
     out = capsys.readouterr().out
     assert "| SCRBM (teacher forcing -> Algorithm 1) |" in out
     assert "| LSTM + Dense |" in out
+
+
+def test_cli_lists_the_datasets(capsys):
+    from keras_seq.zoo import cli
+
+    cli.main(["datasets"])
+    out = capsys.readouterr().out
+    assert "| jsb_chorales | next_frame |" in out and "| wsj_pos | labelling |" in out

@@ -6,7 +6,7 @@ label. Reading one step alone caps the accuracy; a model that carries the
 label history can do better. The SCRBM learns with teacher forcing (paper
 eq. 12) and labels with Algorithm 1 (expected labels, linear time).
 
-    python -m zoo.quickstart [--epochs N] [--backend-info]
+    keras-seq quickstart [--epochs N]   (or python -m keras_seq.zoo.quickstart)
 """
 
 import argparse

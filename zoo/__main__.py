@@ -1,0 +1,3 @@
+from keras_seq.zoo.cli import main
+
+main()
