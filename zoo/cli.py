@@ -15,6 +15,36 @@ def _datasets(args):
         print(f"| {name} | {info.task} | {splits} | {info.source} |")
 
 
+def _list(args):
+    from keras_seq.zoo import recipes
+
+    print("| recipe | dataset | model | paper |")
+    print("|---|---|---|---|")
+    for name in sorted(recipes.RECIPES):
+        r = recipes.RECIPES[name]
+        paper = f"{r.paper.metric} {r.paper.value:g}" if r.paper else ""
+        print(f"| {name} | {r.dataset} | {r.model} | {paper} |")
+
+
+def _train(args):
+    from keras_seq.zoo import recipes
+    from keras_seq.zoo import report
+    from keras_seq.zoo import train
+
+    records = [
+        train.run(
+            recipes.get(name), data_dir=args.data_dir, epochs=args.epochs, quick=args.quick,
+            output=args.output, seed=args.seed, verbose=1 if args.verbose else 2,
+        )
+        for name in args.recipes
+    ]
+    table = report.markdown_table(records)
+    print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table + "\n")
+
+
 def _quickstart(args):
     from keras_seq.zoo import quickstart
 
@@ -25,6 +55,18 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="keras-seq", description="keras-seq model zoo")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("datasets", help="list the datasets of keras_seq.data").set_defaults(run=_datasets)
+    commands.add_parser("list", help="list the recipes").set_defaults(run=_list)
+    for command, text in (("train", "train and evaluate recipes"), ("compare", "train several recipes, one table")):
+        sub = commands.add_parser(command, help=text)
+        sub.add_argument("recipes", nargs="+")
+        sub.add_argument("--epochs", type=int, default=None, help="at most this many epochs")
+        sub.add_argument("--quick", action="store_true", help="tiny data and model, one epoch (CPU check)")
+        sub.add_argument("--data-dir", default=None)
+        sub.add_argument("--output", default="runs", help="folder for .keras, JSON and PNG files")
+        sub.add_argument("--markdown", default=None, help="also write the table to this file")
+        sub.add_argument("--seed", type=int, default=0)
+        sub.add_argument("--verbose", action="store_true", help="Keras progress bar per step")
+        sub.set_defaults(run=_train)
     quick = commands.add_parser("quickstart", help="SCRBM vs LSTM on a download-free labelling task")
     quick.add_argument("rest", nargs=argparse.REMAINDER, help="options of the quickstart (--epochs ...)")
     quick.set_defaults(run=_quickstart)

@@ -1,0 +1,90 @@
+"""Model builders: layers + head + loss + metrics, each returning compiled
+Keras models. A builder returns `(trainer, predictor)`: the same model twice
+for ordinary networks; for the SCRBM the teacher-forcing trainer (inputs
+`[x, labels]`, paper eq. 12) and the Algorithm 1 predictor (input `x`),
+which share their weights."""
+
+import keras
+
+from keras_seq import metrics
+from keras_seq.layers import SCRBM
+
+RECURRENT = {
+    "simple_rnn": keras.layers.SimpleRNN,
+    "gru": keras.layers.GRU,
+    "lstm": keras.layers.LSTM,
+}
+
+
+def recurrent_layer(kind, units, l2=0.0, **kwargs):
+    regularizer = keras.regularizers.L2(l2) if l2 else None
+    if kind in RECURRENT:
+        return RECURRENT[kind](
+            units, return_sequences=True, kernel_regularizer=regularizer,
+            recurrent_regularizer=regularizer, **kwargs
+        )
+    if kind in ("lmn_a", "lmn_b"):
+        from keras_seq.layers import LMN
+
+        return LMN(
+            units, kwargs.pop("memory_units"), output="functional" if kind == "lmn_a" else "memory",
+            return_sequences=True, kernel_regularizer=regularizer,
+            recurrent_regularizer=regularizer, **kwargs
+        )
+    raise ValueError(f"Unknown recurrent layer {kind!r}; known: {sorted(RECURRENT) + ['lmn_a', 'lmn_b']}.")
+
+
+def _optimizer(learning_rate):
+    return keras.optimizers.Adam(learning_rate)
+
+
+def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning_rate=1e-3, keys=88):
+    """Next-frame prediction of binary piano rolls, sigmoid per key."""
+    extra = {"memory_units": memory_units} if memory_units else {}
+    model = keras.Sequential(
+        [
+            keras.Input((None, keys)),
+            recurrent_layer(kind, units, l2, **extra),
+            keras.layers.Dense(keys, activation="sigmoid", name="notes"),
+        ],
+        name=f"{kind}_piano_roll",
+    )
+    model.compile(
+        optimizer=_optimizer(learning_rate),
+        loss=keras.losses.BinaryCrossentropy(),
+        weighted_metrics=[metrics.FrameAccuracy(), metrics.FrameNLL()],
+    )
+    return model, model
+
+
+def _token_or_vector_input(input_shape, vocabulary_size, embedding_dim):
+    if vocabulary_size is None:
+        x = keras.Input((None,) + tuple(input_shape))
+        return x, x
+    x = keras.Input((None,), dtype="int32")
+    return x, keras.layers.Embedding(vocabulary_size, embedding_dim, name="embedding")(x)
+
+
+def labelling_model(
+    kind="lstm", num_classes=2, input_shape=(), vocabulary_size=None, units=100,
+    embedding_dim=64, learning_rate=1e-3, l2=0.0,
+):
+    """Per-step classification (sequence labelling or next-token prediction)."""
+    x, features = _token_or_vector_input(input_shape, vocabulary_size, embedding_dim)
+    compile_args = dict(
+        optimizer=_optimizer(learning_rate),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        weighted_metrics=[metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True)],
+    )
+    if kind == "scrbm":
+        labels = keras.Input((None,), dtype="int32", name="labels")
+        scrbm = SCRBM(units, num_classes, return_logits=True, label_regularizer=None)
+        trainer = keras.Model([x, labels], scrbm(features, labels=labels), name="scrbm_teacher_forcing")
+        predictor = keras.Model(x, scrbm(features), name="scrbm_algorithm_1")
+        trainer.compile(**compile_args)
+        predictor.compile(**compile_args)
+        return trainer, predictor
+    outputs = keras.layers.Dense(num_classes, name="classes")(recurrent_layer(kind, units, l2)(features))
+    model = keras.Model(x, outputs, name=f"{kind}_labeller")
+    model.compile(**compile_args)
+    return model, model

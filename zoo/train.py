@@ -1,0 +1,96 @@
+"""Runs a recipe: data -> pipeline -> builder -> fit -> metrics -> report."""
+
+import json
+import os
+import platform
+import time
+
+import keras
+import numpy as np
+
+import keras_seq.data as data
+from keras_seq.zoo import builders
+from keras_seq.zoo import report
+
+QUICK_SEQUENCES = 12
+
+
+def _quick(sequences):
+    return data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])
+
+
+def _dataset(recipe, split, data_dir, quick, shuffle=False, seed=0):
+    from keras_seq.data import pipeline
+
+    sequences = data.load_arrays(recipe.dataset, split, data_dir=data_dir, **recipe.data_options)
+    if quick:
+        sequences = _quick(sequences)
+    dataset = pipeline.make_dataset(
+        sequences, data.info(recipe.dataset), batch_size=recipe.batch_size, shuffle=shuffle, seed=seed
+    )
+    if recipe.teacher_forcing:  # the trainer reads the true labels too (eq. 12)
+        dataset = dataset.map(lambda x, y, w: ((x, y), y, w))
+    return dataset
+
+
+def build(recipe, quick=False):
+    info = data.info(recipe.dataset)
+    arguments = dict(recipe.model)
+    if quick:
+        arguments.update(recipe.quick_model)
+    if recipe.builder == "labelling_model":
+        arguments.update(
+            num_classes=info.num_classes,
+            input_shape=info.input_shape,
+            vocabulary_size=info.vocabulary_size,
+        )
+    return getattr(builders, recipe.builder)(**arguments), arguments
+
+
+def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2):
+    """Trains and evaluates one recipe; returns its result record."""
+    keras.utils.set_random_seed(seed)
+    start = time.perf_counter()
+    train = _dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed)
+    valid = _dataset(recipe, recipe.valid_split, data_dir, quick) if recipe.valid_split else None
+    test = _dataset(recipe, "test", data_dir, quick)
+    (trainer, predictor), arguments = build(recipe, quick)
+    callbacks = []
+    if valid is not None:
+        callbacks.append(
+            keras.callbacks.EarlyStopping(
+                monitor=recipe.monitor, mode=recipe.monitor_mode, patience=recipe.patience,
+                restore_best_weights=True,
+            )
+        )
+    epochs = epochs or (1 if quick else recipe.epochs)
+    history = trainer.fit(train, validation_data=valid, epochs=epochs, callbacks=callbacks, verbose=verbose)
+    test_for_predictor = test.map(lambda x, y, w: (x[0], y, w)) if recipe.teacher_forcing else test
+    scores = predictor.evaluate(test_for_predictor, return_dict=True, verbose=0)
+    record = {
+        "recipe": recipe.name,
+        "dataset": recipe.dataset,
+        "data_options": recipe.data_options,
+        "model": {"builder": recipe.builder, **arguments},
+        "epochs_run": len(history.history["loss"]),
+        "seed": seed,
+        "quick": quick,
+        "test": {k: float(v) for k, v in scores.items()},
+        "paper": None if recipe.paper is None else {
+            "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
+        "parameters": int(trainer.count_params()),
+        "wall_seconds": round(time.perf_counter() - start, 1),
+        "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, backend {keras.backend.backend()}",
+        "history": {k: [float(x) for x in v] for k, v in history.history.items()},
+    }
+    if output:
+        os.makedirs(output, exist_ok=True)
+        predictor.save(os.path.join(output, f"{recipe.name}.keras"))
+        with open(os.path.join(output, f"{recipe.name}.json"), "w") as f:
+            json.dump(record, f, indent=2)
+        report.learning_curve(record, os.path.join(output, f"{recipe.name}_curve.png"))
+        if data.info(recipe.dataset).task == "next_frame":
+            x, y, w = next(iter(test))
+            predicted = np.asarray(predictor.predict(x, verbose=0))[0]
+            report.piano_roll(np.asarray(y)[0], predicted, os.path.join(output, f"{recipe.name}_roll.png"))
+    return record
