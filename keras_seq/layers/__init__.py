@@ -2,5 +2,6 @@
 
 from keras_seq.layers.scrbm import SCRBM
 from keras_seq.layers.scrbm import SCRBMCell
+from keras_seq.layers.trellis import TrellisBlock
 
-__all__ = ["SCRBM", "SCRBMCell"]
+__all__ = ["SCRBM", "SCRBMCell", "TrellisBlock"]

@@ -75,3 +75,59 @@ def _concrete(tensor):
         return ops.convert_to_numpy(tensor)
     except Exception:  # symbolic or traced: values are unknown until run time
         return None
+
+
+def one_of(name, value, choices):
+    if value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"`{name}` must be one of {options}; got {value!r}.")
+
+
+def positive_int_sequence(name, values):
+    """Checks a non-empty sequence of integers >= 1; returns it as a tuple."""
+    if isinstance(values, numbers.Integral) and not isinstance(values, bool):
+        values = (values,)
+    try:
+        values = tuple(values)
+    except TypeError:
+        raise ValueError(
+            f"`{name}` must be a non-empty sequence of integers >= 1; got "
+            f"{values!r}."
+        ) from None
+    if not values or any(
+        isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1
+        for v in values
+    ):
+        raise ValueError(
+            f"`{name}` must be a non-empty sequence of integers >= 1; got "
+            f"{values!r}."
+        )
+    return tuple(int(v) for v in values)
+
+
+def trellis_state(state, batch_size, hidden_units):
+    """Checks a TrellisBlock initial state: `[h_0, c_0]`, each
+    `(batch, hidden_units)`."""
+    expected = (batch_size, hidden_units)
+    if not isinstance(state, (list, tuple)) or len(state) != 2:
+        raise ValueError(
+            "`initial_state` must be [h_0, c_0], two tensors of shape (batch, "
+            f"hidden_units) = {expected}; got {_describe(state)}."
+        )
+    for what, tensor in zip(("h_0", "c_0"), state):
+        shape = tuple(getattr(tensor, "shape", np.shape(tensor)))
+        if (
+            len(shape) != 2
+            or shape[1] != hidden_units
+            or (None not in (batch_size, shape[0]) and shape[0] != batch_size)
+        ):
+            raise ValueError(
+                f"`initial_state` {what} must have shape (batch, hidden_units) "
+                f"= {expected}; got {shape}."
+            )
+
+
+def _describe(value):
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__} of {len(value)}"
+    return f"{type(value).__name__} of shape {tuple(getattr(value, 'shape', ()))}"

@@ -1,0 +1,132 @@
+"""Long-memory stress tests for TrellisNet, trained briefly on CPU.
+
+    KERAS_BACKEND=tensorflow python bench/long_memory.py --task adding --steps 200
+    KERAS_BACKEND=tensorflow python bench/long_memory.py --task copy --steps 500
+
+adding (Hochreiter & Schmidhuber; TCN / TrellisNet papers): inputs
+`(T, 2)`, a value in U(0, 1) and a marker; two steps are marked, one in each
+half; the target is the sum of the two marked values. Predicting 1 gives the
+trivial test MSE 1/6 = 0.167.
+
+copy memory: 10 symbols from 1..8, then T zeros with the delimiter 9 at step
+T + 10 - 1 (0-based, the last 10 steps are blank); the model must output the
+10 symbols over the last 10 steps and 0 elsewhere. The trivial baseline
+(zeros, then uniform over 1..8 at the last 10 steps) has cross-entropy
+10 log(8) / (T + 20).
+
+Data are generated in the script (seeded numpy). Training stops after
+`--epochs` or when `--seconds` of wall time have passed, whichever first.
+Prints a Markdown summary.
+"""
+
+import argparse
+import math
+import os
+import sys
+import time
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+from keras_seq.models.trellisnet import TrellisNet  # noqa: E402
+
+
+def adding_problem(n, steps, rng):
+    values = rng.uniform(size=(n, steps))
+    markers = np.zeros((n, steps))
+    first = rng.integers(0, steps // 2, size=n)
+    second = rng.integers(steps // 2, steps, size=n)
+    markers[np.arange(n), first] = 1.0
+    markers[np.arange(n), second] = 1.0
+    x = np.stack([values, markers], axis=-1).astype("float32")
+    y = (values * markers).sum(axis=1, keepdims=True).astype("float32")
+    return x, y
+
+
+def copy_memory(n, steps, rng):
+    symbols = rng.integers(1, 9, size=(n, 10))
+    x = np.zeros((n, steps + 20), dtype="int32")
+    y = np.zeros((n, steps + 20), dtype="int32")
+    x[:, :10] = symbols
+    x[:, steps + 9] = 9  # delimiter: "now recall"
+    y[:, -10:] = symbols
+    return np.eye(10, dtype="float32")[x], y
+
+
+class TimeBudget(keras.callbacks.Callback):
+    def __init__(self, seconds):
+        super().__init__()
+        self.seconds, self.start = seconds, time.perf_counter()
+
+    def on_epoch_end(self, epoch, logs=None):
+        if time.perf_counter() - self.start > self.seconds:
+            self.model.stop_training = True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--task", choices=["adding", "copy"], default="adding")
+    parser.add_argument("--steps", type=int, default=None, help="T (200 / 500)")
+    parser.add_argument("--train", type=int, default=4000)
+    parser.add_argument("--test", type=int, default=1000)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--epochs", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=180.0)
+    parser.add_argument("--hidden", type=int, default=32)
+    parser.add_argument("--output", type=int, default=16)
+    parser.add_argument("--levels", type=int, default=None,
+                        help="default 8 (adding, receptive field 256), 10 (copy, 1024)")
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--no-jit", action="store_true")
+    args = parser.parse_args()
+
+    steps = args.steps or (200 if args.task == "adding" else 500)
+    keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    make = adding_problem if args.task == "adding" else copy_memory
+    x_train, y_train = make(args.train, steps, rng)
+    x_test, y_test = make(args.test, steps, rng)
+
+    if args.levels is None:
+        args.levels = 8 if args.task == "adding" else 10
+    dilations = [2**i for i in range(args.levels)]
+    if args.task == "adding":
+        model = TrellisNet(args.hidden, args.output, args.levels, input_dim=2,
+                           num_outputs=1, return_sequences=False, dilations=dilations)
+        loss, baseline, metric = "mse", 1.0 / 6.0, "test MSE"
+    else:
+        model = TrellisNet(args.hidden, args.output, args.levels, input_dim=10,
+                           num_outputs=10, dilations=dilations)
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        baseline, metric = 10 * math.log(8) / (steps + 20), "test cross-entropy"
+    block = model.get_layer("trellis")
+    model.compile(
+        optimizer=keras.optimizers.Adam(args.lr, clipnorm=1.0), loss=loss,
+        jit_compile=not args.no_jit and keras.backend.backend() != "torch",
+    )
+    start = time.perf_counter()
+    history = model.fit(
+        x_train, y_train, batch_size=args.batch, epochs=args.epochs, verbose=0,
+        validation_data=(x_test, y_test), callbacks=[TimeBudget(args.seconds)],
+    )
+    wall = time.perf_counter() - start
+    test_loss = model.evaluate(x_test, y_test, batch_size=256, verbose=0)
+    curve = ", ".join(f"{v:.4f}" for v in history.history["val_loss"])
+
+    print(f"### {args.task}, T={steps} ({keras.backend.backend()}, "
+          f"jit_compile={not args.no_jit})\n")
+    print("| model | params | receptive field | epochs | wall time (s) | "
+          f"{metric} | trivial baseline |")
+    print("|---|---|---|---|---|---|---|")
+    print(f"| TrellisNet h={args.hidden} out={args.output} levels={args.levels} | "
+          f"{model.count_params()} | {block.receptive_field} | "
+          f"{len(history.history['loss'])} | {wall:.0f} | {test_loss:.4f} | {baseline:.4f} |")
+    print(f"\nValidation loss per epoch: {curve}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,477 @@
+"""Trellis Networks (Bai, Kolter, Koltun, "Trellis Networks for Sequence
+Modeling", ICLR 2019).
+
+`TrellisBlock` is the whole weight-tied stack of trellis levels: one causal
+convolution over the input, computed once and injected at every level, and
+one causal convolution over the previous level's hidden state, with the same
+weights at every level, followed by the gated (LSTM-cell) activation.
+`TrellisBlock.from_lstm` is the paper's Theorem 1 for a one-layer LSTM.
+"""
+
+import keras
+import numpy as np
+from keras import constraints
+from keras import initializers
+from keras import ops
+from keras import regularizers
+
+from keras_seq.layers import validation
+
+# The spec's (and the reference code's) gate order along the 4 * hidden axis.
+GATES = ("i", "o", "g", "f")
+# Position, in Keras' LSTM order (i, f, g, o), of each of the spec's gates.
+_FROM_KERAS_LSTM_ORDER = (0, 3, 2, 1)
+
+
+@keras.saving.register_keras_serializable(package="keras_seq")
+class TrellisBlock(keras.layers.Layer):
+    """A TrellisNet: weight-tied causal convolutions with input injection.
+
+    With kernel size `k`, dilation `d` at level `i` (cycled from
+    `dilations`), input `x` and the level-`i` state `z^(i) = (h^(i), c^(i))`,
+    each `hidden_units` wide, one level is (paper eq. 1-2 and Sec. 5.1, the
+    gated activation):
+
+        pre^(i+1)_t = sum_j x_{t-(k-1-j)d} U_j + sum_j h^(i)_{t-(k-1-j)d} W_j + b
+        i, o, g, f  = split(pre^(i+1)_t, 4)
+        c^(i+1)_t   = sigmoid(f) * c^(i)_{t-d} + sigmoid(i) * tanh(g)
+        h^(i+1)_t   = sigmoid(o) * tanh(c^(i+1)_t)
+
+    `U` (`input_kernel`, `(k, input_dim, 4 * hidden_units)`), `W`
+    (`hidden_kernel`, `(k, hidden_units, 4 * hidden_units)`) and `b` (`bias`)
+    are the same at every level, so depth costs no parameters. The input
+    convolution (with the bias) is computed once per call for each distinct
+    dilation and injected at every level. Level 0 is `h = c = 0`. The output
+    is the last `output_units` channels of `h` at the top level.
+
+    Causal padding: the `(k - 1) d` positions before the first step of `h`,
+    and the `d` positions before the first step of `c` (for `c_{t-d}`), are
+    filled at every level with the carried state `(h_0, c_0)` (zeros by
+    default): the paper's history repackaging (Appendix B). Pass the final
+    state of one segment (`return_state=True`) as `initial_state` of the next.
+    The input is zero-padded. Because the carried state is the top level's
+    last step, two segments equal one long sequence exactly only for
+    recurrent-structured kernels whose receptive field covers the whole
+    sequence (e.g. `from_lstm` with `history >= time`); for dense kernels it
+    is the paper's approximation.
+
+    Weight normalisation (`weight_norm=True`): each kernel is used as
+    `g * v / ||v||`, the norm taken per output channel over the taps and the
+    input channels (PyTorch's `weight_norm(dim=0)`, as in the reference code),
+    computed once per call, not per level. The gains (`input_kernel_gain`,
+    `hidden_kernel_gain`, `(4 * hidden_units,)`) start at the norms of the
+    initial kernels, so the effective initial kernels are the initializers'.
+    An all-zero output channel (e.g. a `"zeros"` initializer) has no
+    direction: use `weight_norm=False` for such kernels.
+
+    Dropout (`dropout > 0`, `training=True`): variational hidden dropout
+    (Appendix B). One mask of shape `(batch, hidden_units)` per call, drawn
+    from the layer's `SeedGenerator`, multiplies `h` after the activation at
+    every level and every time step. The cell state `c` is never dropped.
+
+    Deep supervision (`aux_frequency=n`): the layer RETURNS the output
+    channels of `h` at levels `n, 2n, ...` below the top, stacked as
+    `(batch, time, num_aux, output_units)`, rather than adding a loss with
+    `add_loss`: the auxiliary loss needs the task head (decoder) and the
+    targets, which live outside the block. `keras_seq.models.TrellisNet`
+    applies the shared head and weights the auxiliary loss by lambda.
+
+    Args:
+        hidden_units: Positive integer, width of `h` (and of `c`), output
+            channels included.
+        output_units: Positive integer <= `hidden_units`; the output is the
+            last `output_units` channels of `h`.
+        num_levels: Positive integer, depth of the trellis.
+        kernel_size: Positive integer, taps of both convolutions. Default 2.
+        dilations: Non-empty sequence of positive integers, cycled over the
+            levels (level `i` uses `dilations[i % len(dilations)]`).
+            Default `(1,)`.
+        dropout: Float in [0, 1), variational hidden dropout rate.
+        weight_norm: Whether to weight-normalise both kernels. Default `True`.
+        aux_frequency: `None` or a positive integer `< num_levels`: return the
+            output channels every `aux_frequency` levels (deep supervision).
+        return_state: Whether to also return the final `(h, c)` at the last
+            step of the top level.
+        input_kernel_initializer: Initializer for `input_kernel`.
+            Default `"glorot_uniform"`.
+        hidden_kernel_initializer: Initializer for `hidden_kernel`.
+            Default `"glorot_uniform"`.
+        bias_initializer: Initializer for `bias`. Default `"zeros"`.
+        input_kernel_regularizer, hidden_kernel_regularizer,
+        bias_regularizer: Regularizers of the matching weights.
+        input_kernel_constraint, hidden_kernel_constraint, bias_constraint:
+            Constraints of the matching weights.
+        seed: Random seed for dropout.
+        **kwargs: Base layer arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        sequences: `(batch, time, features)`.
+        initial_state: Optional `[h_0, c_0]`, each `(batch, hidden_units)`:
+            the history that fills the causal padding.
+        training: Python boolean; enables dropout.
+
+    Returns:
+        `output` `(batch, time, output_units)`; then, if `aux_frequency`,
+        `aux` `(batch, time, num_aux, output_units)`; then, if
+        `return_state`, `h` and `c`, each `(batch, hidden_units)`.
+
+    Example:
+
+    ```python
+    x = np.random.random((8, 100, 16)).astype("float32")
+    block = TrellisBlock(64, 10, num_levels=8, dilations=[1, 2, 4],
+                         return_state=True)
+    y, h, c = block(x[:, :50])            # (8, 50, 10)
+    y2, h, c = block(x[:, 50:], initial_state=[h, c])  # history repackaging
+    ```
+    """
+
+    def __init__(
+        self,
+        hidden_units,
+        output_units,
+        num_levels,
+        kernel_size=2,
+        dilations=(1,),
+        dropout=0.0,
+        weight_norm=True,
+        aux_frequency=None,
+        return_state=False,
+        input_kernel_initializer="glorot_uniform",
+        hidden_kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        input_kernel_regularizer=None,
+        hidden_kernel_regularizer=None,
+        bias_regularizer=None,
+        input_kernel_constraint=None,
+        hidden_kernel_constraint=None,
+        bias_constraint=None,
+        seed=None,
+        **kwargs,
+    ):
+        validation.positive_int("hidden_units", hidden_units)
+        validation.positive_int("output_units", output_units)
+        if output_units > hidden_units:
+            raise ValueError(
+                "`output_units` must be <= `hidden_units` (the output is the "
+                f"last output_units channels of h); got output_units="
+                f"{output_units!r}, hidden_units={hidden_units!r}."
+            )
+        validation.positive_int("num_levels", num_levels)
+        validation.positive_int("kernel_size", kernel_size)
+        dilations = validation.positive_int_sequence("dilations", dilations)
+        validation.rate("dropout", dropout)
+        if aux_frequency is not None:
+            validation.positive_int("aux_frequency", aux_frequency)
+            if aux_frequency >= num_levels:
+                raise ValueError(
+                    "`aux_frequency` must be < `num_levels` (auxiliary outputs "
+                    f"come from levels below the top); got aux_frequency="
+                    f"{aux_frequency!r}, num_levels={num_levels!r}."
+                )
+        super().__init__(**kwargs)
+        self.hidden_units = int(hidden_units)
+        self.output_units = int(output_units)
+        self.num_levels = int(num_levels)
+        self.kernel_size = int(kernel_size)
+        self.dilations = dilations
+        self.dropout = float(dropout)
+        self.weight_norm = bool(weight_norm)
+        self.aux_frequency = None if aux_frequency is None else int(aux_frequency)
+        self.return_state = bool(return_state)
+
+        self.input_kernel_initializer = initializers.get(input_kernel_initializer)
+        self.hidden_kernel_initializer = initializers.get(hidden_kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.input_kernel_regularizer = regularizers.get(input_kernel_regularizer)
+        self.hidden_kernel_regularizer = regularizers.get(hidden_kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.input_kernel_constraint = constraints.get(input_kernel_constraint)
+        self.hidden_kernel_constraint = constraints.get(hidden_kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+
+        self.seed = seed
+        self.seed_generator = keras.random.SeedGenerator(seed)
+        self.input_dim = None
+
+    # ------------------------------------------------------------------
+    # Structure
+    # ------------------------------------------------------------------
+    @property
+    def num_aux(self):
+        """Number of auxiliary outputs (levels n, 2n, ... below the top)."""
+        if self.aux_frequency is None:
+            return 0
+        return (self.num_levels - 1) // self.aux_frequency
+
+    @property
+    def receptive_field(self):
+        """Number of input steps the top output at `t` depends on (`t`
+        included): `1 + (k-1) d_0 + sum_{i>0} max(k-1, 1) d_i` (level 0 sees
+        only the input; deeper levels add their hidden taps and `c_{t-d}`)."""
+        k = self.kernel_size
+        span = (k - 1) * self._dilation(0)
+        span += sum(
+            max(k - 1, 1) * self._dilation(level) for level in range(1, self.num_levels)
+        )
+        return 1 + span
+
+    def _dilation(self, level):
+        return self.dilations[level % len(self.dilations)]
+
+    def build(self, sequences_shape, initial_state_shape=None):
+        validation.rank(
+            "TrellisBlock inputs", sequences_shape, 3, "(batch, time, features)"
+        )
+        if sequences_shape[-1] is None:
+            raise ValueError(
+                "TrellisBlock needs a known feature dimension; got input shape "
+                f"{tuple(sequences_shape)}."
+            )
+        self.input_dim = int(sequences_shape[-1])
+        width = 4 * self.hidden_units
+        k = self.kernel_size
+        self.input_kernel = self.add_weight(
+            shape=(k, self.input_dim, width),
+            name="input_kernel",
+            initializer=self.input_kernel_initializer,
+            regularizer=self.input_kernel_regularizer,
+            constraint=self.input_kernel_constraint,
+        )
+        self.hidden_kernel = self.add_weight(
+            shape=(k, self.hidden_units, width),
+            name="hidden_kernel",
+            initializer=self.hidden_kernel_initializer,
+            regularizer=self.hidden_kernel_regularizer,
+            constraint=self.hidden_kernel_constraint,
+        )
+        self.bias = self.add_weight(
+            shape=(width,),
+            name="bias",
+            initializer=self.bias_initializer,
+            regularizer=self.bias_regularizer,
+            constraint=self.bias_constraint,
+        )
+        if self.weight_norm:
+            self.input_kernel_gain = self.add_weight(
+                shape=(width,), name="input_kernel_gain", initializer="ones"
+            )
+            self.hidden_kernel_gain = self.add_weight(
+                shape=(width,), name="hidden_kernel_gain", initializer="ones"
+            )
+            self.input_kernel_gain.assign(_channel_norm(self.input_kernel))
+            self.hidden_kernel_gain.assign(_channel_norm(self.hidden_kernel))
+
+    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
+        batch, steps = sequences_shape[0], sequences_shape[1]
+        shapes = [(batch, steps, self.output_units)]
+        if self.aux_frequency is not None:
+            shapes.append((batch, steps, self.num_aux, self.output_units))
+        if self.return_state:
+            shapes += [(batch, self.hidden_units)] * 2
+        return shapes[0] if len(shapes) == 1 else tuple(shapes)
+
+    # ------------------------------------------------------------------
+    # Forward pass
+    # ------------------------------------------------------------------
+    def call(self, sequences, initial_state=None, training=False):
+        validation.rank(
+            "TrellisBlock inputs", sequences.shape, 3, "(batch, time, features)"
+        )
+        h0, c0 = self._initial_state(sequences, initial_state)
+        input_kernel, hidden_kernel = self._kernels()
+        injected = {  # conv_x(x) + b, once per distinct dilation
+            d: _causal_conv(sequences, input_kernel, d, pad=None) + self.bias
+            for d in sorted(set(self.dilations))
+        }
+        mask = self._dropout_mask(h0) if training and self.dropout > 0 else None
+        h = c = ops.zeros_like(injected[self.dilations[0]][..., : self.hidden_units])
+        aux = []
+        for level in range(self.num_levels):
+            d = self._dilation(level)
+            h, c = self._level(injected[d], h, c, h0, c0, hidden_kernel, d)
+            if mask is not None:
+                h = h * mask
+            if self.aux_frequency and (level + 1) % self.aux_frequency == 0:
+                if level + 1 < self.num_levels:
+                    aux.append(h[..., -self.output_units :])
+        outputs = [h[..., -self.output_units :]]
+        if self.aux_frequency is not None:
+            outputs.append(ops.stack(aux, axis=2))
+        if self.return_state:
+            outputs += [h[:, -1], c[:, -1]]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _level(self, injected, h, c, h0, c0, hidden_kernel, d):
+        """One trellis level: eq. 1 (convolution + injection) and the gated
+        activation of Sec. 5.1."""
+        pre = injected + _causal_conv(h, hidden_kernel, d, pad=h0)
+        i, o, g, f = ops.split(pre, 4, axis=-1)
+        c_prev = ops.concatenate([_repeat_step(c0, d), c], axis=1)[:, :-d]
+        c = ops.sigmoid(f) * c_prev + ops.sigmoid(i) * ops.tanh(g)
+        return ops.sigmoid(o) * ops.tanh(c), c
+
+    def _kernels(self):
+        if not self.weight_norm:
+            return self.input_kernel, self.hidden_kernel
+        return (
+            self.input_kernel_gain * self.input_kernel / _channel_norm(self.input_kernel),
+            self.hidden_kernel_gain * self.hidden_kernel / _channel_norm(self.hidden_kernel),
+        )
+
+    def _dropout_mask(self, like):
+        ones = ops.ones_like(like)[:, None, :]  # (batch, 1, hidden): shared over time
+        return keras.random.dropout(ones, self.dropout, seed=self.seed_generator)
+
+    def _initial_state(self, sequences, initial_state):
+        batch = ops.shape(sequences)[0]
+        if initial_state is None:
+            zeros = ops.zeros((batch, self.hidden_units), dtype=self.compute_dtype)
+            return zeros, zeros
+        validation.trellis_state(
+            initial_state, sequences.shape[0], self.hidden_units
+        )
+        return tuple(
+            ops.cast(ops.convert_to_tensor(s), self.compute_dtype)
+            for s in initial_state
+        )
+
+    # ------------------------------------------------------------------
+    # Theorem 1
+    # ------------------------------------------------------------------
+    @classmethod
+    def from_lstm(cls, lstm, history, **kwargs):
+        """A TrellisBlock computing a (built) Keras LSTM truncated to `history`
+        steps: Theorem 1 / Appendix A for one LSTM layer.
+
+        With kernel size 2, dilation 1 and `history` levels, the block's
+        level-`j` output at `t` is the LSTM's hidden state after the `j` steps
+        `x_{t-j+1..t}` from a zero state, so the top output at `t` is the LSTM
+        run over the last `history` inputs. The kernels are the sparse ones of
+        the theorem: the input tap at `t-1` and the hidden tap at `t` are zero,
+        the input tap at `t` is the LSTM's `kernel` and the hidden tap at `t-1`
+        is its `recurrent_kernel` (gates reordered from Keras' i, f, g, o to
+        i, o, g, f). The cell-state channels are carried separately (`c`), as
+        the theorem's construction requires; the spec's layout already does
+        this, so the width stays `units` (no mixed-group widening is needed
+        for one layer). Weight normalisation is off.
+
+        Args:
+            lstm: A built `keras.layers.LSTM` or `keras.layers.LSTMCell` with
+                the default activations (`tanh`, `sigmoid`), not
+                `go_backwards`.
+            history: Positive integer `M`, the truncation length (levels).
+            **kwargs: Other `TrellisBlock` arguments (`return_state`, `name`,
+                ...). `kernel_size`, `dilations` and `weight_norm` are fixed.
+
+        Returns:
+            A built `TrellisBlock` with `hidden_units = output_units = units`.
+        """
+        validation.positive_int("history", history)
+        cell = getattr(lstm, "cell", lstm)
+        if not isinstance(cell, keras.layers.LSTMCell):
+            raise ValueError(
+                "`from_lstm` expects a keras.layers.LSTM or LSTMCell; got "
+                f"{type(lstm).__name__}."
+            )
+        if not cell.built:
+            raise ValueError(
+                "`from_lstm` needs a built LSTM (call it once or call build); "
+                f"{lstm.name!r} is not built."
+            )
+        if getattr(lstm, "go_backwards", False):
+            raise ValueError("`from_lstm` cannot emulate an LSTM with go_backwards=True.")
+        activations = (
+            keras.activations.serialize(cell.activation),
+            keras.activations.serialize(cell.recurrent_activation),
+        )
+        if activations != ("tanh", "sigmoid"):
+            raise ValueError(
+                "`from_lstm` needs activation='tanh' and recurrent_activation="
+                f"'sigmoid' (the gated activation of TrellisBlock); got {activations}."
+            )
+        for fixed in ("kernel_size", "dilations", "weight_norm"):
+            if fixed in kwargs:
+                raise ValueError(f"`from_lstm` fixes `{fixed}`; do not pass it.")
+        kwargs.setdefault("dtype", lstm.dtype_policy)
+        units = cell.units
+        block = cls(
+            units, units, history, kernel_size=2, dilations=(1,),
+            weight_norm=False, **kwargs,
+        )
+        kernel = ops.convert_to_numpy(cell.kernel)
+        input_dim = kernel.shape[0]
+        block.build((None, None, input_dim))
+        recurrent = ops.convert_to_numpy(cell.recurrent_kernel)
+        bias = (
+            ops.convert_to_numpy(cell.bias) if cell.use_bias
+            else np.zeros((4 * units,), kernel.dtype)
+        )
+        input_kernel = np.zeros((2, input_dim, 4 * units), kernel.dtype)
+        hidden_kernel = np.zeros((2, units, 4 * units), kernel.dtype)
+        input_kernel[1] = _reorder_gates(kernel, units)  # x_t
+        hidden_kernel[0] = _reorder_gates(recurrent, units)  # h_{t-1}
+        block.input_kernel.assign(input_kernel)
+        block.hidden_kernel.assign(hidden_kernel)
+        block.bias.assign(_reorder_gates(bias, units))
+        return block
+
+    def get_config(self):
+        config = {
+            "hidden_units": self.hidden_units,
+            "output_units": self.output_units,
+            "num_levels": self.num_levels,
+            "kernel_size": self.kernel_size,
+            "dilations": list(self.dilations),
+            "dropout": self.dropout,
+            "weight_norm": self.weight_norm,
+            "aux_frequency": self.aux_frequency,
+            "return_state": self.return_state,
+            "seed": self.seed,
+        }
+        for weight in ("input_kernel", "hidden_kernel", "bias"):
+            config[f"{weight}_initializer"] = initializers.serialize(
+                getattr(self, f"{weight}_initializer")
+            )
+            config[f"{weight}_regularizer"] = regularizers.serialize(
+                getattr(self, f"{weight}_regularizer")
+            )
+            config[f"{weight}_constraint"] = constraints.serialize(
+                getattr(self, f"{weight}_constraint")
+            )
+        return {**super().get_config(), **config}
+
+
+def _causal_conv(sequences, kernel, dilation, pad):
+    """Causal dilated convolution `(batch, time, in) -> (batch, time, out)`
+    as one matmul over the `k` shifted copies; the `(k - 1) d` padded steps
+    hold `pad` (`(batch, in)`, repeated) or zeros when `pad` is None."""
+    k = kernel.shape[0]
+    if k == 1:
+        return ops.matmul(sequences, kernel[0])
+    padding = (k - 1) * dilation
+    if pad is None:
+        padded = ops.pad(sequences, ((0, 0), (padding, 0), (0, 0)))
+    else:
+        padded = ops.concatenate([_repeat_step(pad, padding), sequences], axis=1)
+    taps = [
+        padded[:, j * dilation : (j * dilation - padding) or None]
+        for j in range(k)
+    ]
+    stacked = ops.concatenate(taps, axis=-1)
+    return ops.matmul(stacked, ops.reshape(kernel, (-1, kernel.shape[-1])))
+
+
+def _repeat_step(state, steps):
+    """`(batch, channels)` -> `(batch, steps, channels)`."""
+    return ops.repeat(ops.expand_dims(state, 1), steps, axis=1)
+
+
+def _channel_norm(kernel):
+    """L2 norm per output channel over taps and inputs: `(out,)`."""
+    return ops.sqrt(ops.sum(ops.square(kernel), axis=(0, 1)))
+
+
+def _reorder_gates(weights, units):
+    blocks = [weights[..., g * units : (g + 1) * units] for g in range(4)]
+    return np.concatenate([blocks[g] for g in _FROM_KERAS_LSTM_ORDER], axis=-1)

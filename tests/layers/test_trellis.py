@@ -1,0 +1,472 @@
+import keras
+import numpy as np
+import pytest
+from keras.src import testing
+
+from keras_seq.layers.trellis import TrellisBlock
+from tests import support
+
+WEIGHT_NAMES = ["input_kernel", "hidden_kernel", "bias"]
+GAIN_NAMES = ["input_kernel_gain", "hidden_kernel_gain"]
+
+
+# ---------------------------------------------------------------------------
+# Plain-numpy reference of the spec's equations (shared/spec/trellisnet.md),
+# one time step and one kernel tap at a time on purpose.
+# ---------------------------------------------------------------------------
+def np_sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def effective_kernels(weights):
+    U, W = weights["input_kernel"], weights["hidden_kernel"]
+    if "input_kernel_gain" in weights:  # w = g v / ||v|| per output channel
+        U = weights["input_kernel_gain"] * U / np.sqrt((U**2).sum(axis=(0, 1)))
+        W = weights["hidden_kernel_gain"] * W / np.sqrt((W**2).sum(axis=(0, 1)))
+    return U, W
+
+
+def reference_trellis(x, weights, num_levels, dilations, h0=None, c0=None):
+    """Returns (h, c) of every level after the first, each (batch, time, H)."""
+    U, W = effective_kernels(weights)
+    b = weights["bias"]
+    k, hidden = W.shape[0], W.shape[1]
+    batch, steps, _ = x.shape
+    h0 = np.zeros((batch, hidden)) if h0 is None else h0
+    c0 = np.zeros((batch, hidden)) if c0 is None else c0
+    h = np.zeros((batch, steps, hidden))  # level 0
+    c = np.zeros((batch, steps, hidden))
+    levels = []
+    for level in range(num_levels):
+        d = dilations[level % len(dilations)]
+        new_h, new_c = np.empty_like(h), np.empty_like(c)
+        for t in range(steps):
+            pre = np.broadcast_to(b, (batch, 4 * hidden)).copy()
+            for j in range(k):
+                s = t - (k - 1 - j) * d
+                x_s = x[:, s] if s >= 0 else np.zeros_like(x[:, 0])  # zero padding
+                h_s = h[:, s] if s >= 0 else h0  # history padding
+                pre += x_s @ U[j] + h_s @ W[j]
+            i, o, g, f = np.split(pre, 4, axis=-1)
+            c_prev = c[:, t - d] if t - d >= 0 else c0
+            new_c[:, t] = np_sigmoid(f) * c_prev + np_sigmoid(i) * np.tanh(g)
+            new_h[:, t] = np_sigmoid(o) * np.tanh(new_c[:, t])
+        h, c = new_h, new_c
+        levels.append((h, c))
+    return levels
+
+
+def random_weights(rng, d, hidden, k, weight_norm, scale=0.5, dtype="float32"):
+    shapes = {
+        "input_kernel": (k, d, 4 * hidden),
+        "hidden_kernel": (k, hidden, 4 * hidden),
+        "bias": (4 * hidden,),
+    }
+    if weight_norm:
+        shapes.update({name: (4 * hidden,) for name in GAIN_NAMES})
+    weights = {n: rng.normal(size=s) * scale for n, s in shapes.items()}
+    if weight_norm:
+        for name in GAIN_NAMES:
+            weights[name] = 0.5 + rng.uniform(size=shapes[name])
+    return {n: w.astype(dtype) for n, w in weights.items()}
+
+
+def set_weights(layer, weights):
+    for name, value in weights.items():
+        getattr(layer, name).assign(value)
+
+
+def to_numpy(tensor):
+    return keras.ops.convert_to_numpy(tensor)
+
+
+CASES = [  # (batch, time, input_dim, hidden, output, levels, kernel, dilations, weight_norm, state)
+    (1, 1, 1, 1, 1, 1, 2, (1,), False, False),
+    (2, 6, 3, 5, 2, 3, 2, (1,), True, True),
+    (3, 9, 4, 6, 6, 4, 3, (1, 2), False, True),
+    (2, 11, 2, 4, 3, 5, 2, (1, 2, 4), True, False),
+    (2, 5, 3, 4, 1, 3, 1, (2,), False, True),
+    (1, 3, 2, 3, 2, 4, 2, (4,), True, True),  # dilation longer than the sequence
+]
+
+
+# ---------------------------------------------------------------------------
+# Numerics
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES)
+def test_matches_numpy_reference(rng, case):
+    batch, steps, d, hidden, out, levels, k, dilations, wn, with_state = case
+    x = rng.normal(size=(batch, steps, d)).astype("float32")
+    weights = random_weights(rng, d, hidden, k, wn)
+    state = [rng.normal(size=(batch, hidden)).astype("float32") for _ in range(2)]
+
+    layer = TrellisBlock(
+        hidden, out, levels, kernel_size=k, dilations=dilations, weight_norm=wn,
+        aux_frequency=1 if levels > 1 else None, return_state=True,
+    )
+    layer.build(x.shape)
+    set_weights(layer, weights)
+    outputs = layer(x, initial_state=state if with_state else None)
+    y, h, c = outputs[0], outputs[-2], outputs[-1]
+
+    weights64 = {n: w.astype("float64") for n, w in weights.items()}
+    state64 = [s.astype("float64") for s in state] if with_state else [None, None]
+    ref = reference_trellis(x.astype("float64"), weights64, levels, dilations, *state64)
+    ref_h, ref_c = ref[-1]
+    tol = dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(to_numpy(y), ref_h[..., -out:], **tol)
+    np.testing.assert_allclose(to_numpy(h), ref_h[:, -1], **tol)
+    np.testing.assert_allclose(to_numpy(c), ref_c[:, -1], **tol)
+    if levels > 1:  # auxiliary outputs: every level below the top
+        aux = to_numpy(outputs[1])
+        assert aux.shape == (batch, steps, levels - 1, out)
+        for level in range(levels - 1):
+            np.testing.assert_allclose(aux[:, :, level], ref[level][0][..., -out:], **tol)
+
+
+def test_weight_norm_starts_at_the_initializers_kernel(rng):
+    x = rng.normal(size=(2, 5, 3)).astype("float32")
+    normed = TrellisBlock(6, 2, 3, weight_norm=True, input_kernel_initializer="ones")
+    normed.build(x.shape)
+    np.testing.assert_allclose(to_numpy(normed._kernels()[0]), 1.0, rtol=1e-6)
+    plain = TrellisBlock(6, 2, 3, weight_norm=False)
+    plain.build(x.shape)
+    for name in ("input_kernel", "hidden_kernel", "bias"):
+        getattr(plain, name).assign(getattr(normed, name))
+    np.testing.assert_allclose(to_numpy(plain(x)), to_numpy(normed(x)), rtol=1e-5, atol=1e-6)
+    assert len(normed.weights) == 5 and len(plain.weights) == 3
+
+
+def test_gradient_matches_finite_differences(rng):
+    with support.float64():
+        _check_gradient(rng)
+
+
+def _check_gradient(rng):
+    batch, steps, d, hidden, out, levels, dilations = 2, 5, 2, 3, 2, 3, (1, 2)
+    x = rng.normal(size=(batch, steps, d))
+    h0, c0 = rng.normal(size=(2, batch, hidden)) * 0.5
+    target = rng.normal(size=(batch, steps, out))
+    weights = random_weights(rng, d, hidden, 2, True, scale=0.7, dtype="float64")
+    names = WEIGHT_NAMES + GAIN_NAMES
+
+    layer = TrellisBlock(hidden, out, levels, dilations=dilations, dtype="float64")
+    layer.build(x.shape)
+    set_weights(layer, weights)
+
+    def keras_loss(y):
+        return keras.ops.sum(keras.ops.square(y - keras.ops.convert_to_tensor(target)))
+
+    layer_state = _StateBound(layer, h0, c0)
+    autodiff = support.gradients(layer_state, keras_loss, x)
+
+    def numpy_loss(arrays):
+        ref = reference_trellis(x, dict(zip(names, arrays)), levels, dilations, h0, c0)
+        return ((ref[-1][0][..., -out:] - target) ** 2).sum()
+
+    numeric = support.finite_differences(numpy_loss, [weights[n].copy() for n in names])
+    order = [v.path.split("/")[-1] for v in layer_state.trainable_variables]
+    assert sorted(order) == sorted(names)
+    for name, grad in zip(order, autodiff):
+        np.testing.assert_allclose(
+            grad, numeric[names.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
+        )
+
+
+class _StateBound(keras.layers.Layer):
+    """The block called with a fixed initial state (support.gradients passes
+    tensors only)."""
+
+    def __init__(self, block, h0, c0):
+        super().__init__(dtype=block.dtype_policy)
+        self.block, self.h0, self.c0 = block, h0, c0
+        self.built = True  # the block is
+
+    def call(self, x):
+        return self.block(x, initial_state=[self.h0, self.c0])
+
+
+# ---------------------------------------------------------------------------
+# Theorem 1: an LSTM truncated to M steps is a sparse TrellisNet of depth M
+# ---------------------------------------------------------------------------
+def reference_lstm(x, lstm):
+    """Keras' LSTM equations (gates i, f, g, o) from a zero state."""
+    W, U, b = (keras.ops.convert_to_numpy(w).astype("float64") for w in lstm.weights)
+    h = c = np.zeros((x.shape[0], U.shape[0]))
+    for t in range(x.shape[1]):
+        i, f, g, o = np.split(x[:, t] @ W + h @ U + b, 4, axis=-1)
+        c = np_sigmoid(f) * c + np_sigmoid(i) * np.tanh(g)
+        h = np_sigmoid(o) * np.tanh(c)
+    return h
+
+
+@pytest.mark.parametrize("history,steps,units", [(1, 4, 3), (5, 9, 4)])
+def test_from_lstm_reproduces_the_truncated_lstm(rng, history, steps, units):
+    x = rng.normal(size=(3, steps, 4)).astype("float32")
+    lstm = keras.layers.LSTM(units)
+    lstm.build(x.shape)
+    for weight in lstm.weights:  # random, not the structured default init
+        weight.assign(rng.normal(size=weight.shape).astype("float32") * 0.6)
+    block = TrellisBlock.from_lstm(lstm, history)
+    assert block.hidden_units == block.output_units == units
+    outputs = to_numpy(block(x))
+    expected = to_numpy(lstm(x[:, -history:]))  # last M inputs, zero state
+    np.testing.assert_allclose(outputs[:, -1], expected, rtol=1e-5, atol=1e-6)
+    # Every step: the LSTM over the window x_{t-M+1..t} (shorter at the start).
+    x64 = x.astype("float64")
+    for t in range(steps):
+        window = x64[:, max(0, t - history + 1) : t + 1]
+        np.testing.assert_allclose(
+            outputs[:, t], reference_lstm(window, lstm), rtol=1e-5, atol=1e-6, err_msg=t
+        )
+
+
+def test_from_lstm_cell_and_levels_are_the_lstm_steps(rng):
+    x = rng.normal(size=(2, 6, 3)).astype("float32")
+    cell = keras.layers.LSTMCell(4)
+    cell.build((None, 3))
+    block = TrellisBlock.from_lstm(cell, 5, aux_frequency=1)
+    _, aux = block(x)
+    np.testing.assert_allclose(  # the cell's own equations, as Keras runs them
+        to_numpy(keras.layers.RNN(cell)(x[:, -5:])), reference_lstm(x[:, -5:], cell),
+        rtol=1e-5, atol=1e-6,
+    )
+    for j in range(1, 5):  # level j at t = LSTM state after j steps ending at t
+        np.testing.assert_allclose(
+            to_numpy(aux)[:, -1, j - 1], reference_lstm(x[:, -j:].astype("float64"), cell),
+            rtol=1e-5, atol=1e-6,
+        )
+
+
+def test_from_lstm_rejects_what_it_cannot_emulate():
+    x = np.zeros((1, 3, 2), "float32")
+    unbuilt = keras.layers.LSTM(3)
+    with pytest.raises(ValueError, match="built"):
+        TrellisBlock.from_lstm(unbuilt, 3)
+    relu = keras.layers.LSTM(3, activation="relu")
+    relu(x)
+    with pytest.raises(ValueError, match="activation"):
+        TrellisBlock.from_lstm(relu, 3)
+    gru = keras.layers.GRU(3)
+    gru(x)
+    with pytest.raises(ValueError, match="LSTM"):
+        TrellisBlock.from_lstm(gru, 3)
+    lstm = keras.layers.LSTM(3)
+    lstm(x)
+    with pytest.raises(ValueError, match="history"):
+        TrellisBlock.from_lstm(lstm, 0)
+
+
+# ---------------------------------------------------------------------------
+# Causality, receptive field, history repackaging
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("k,dilations,levels", [(2, (1,), 4), (3, (1, 2, 4), 4), (1, (2,), 3)])
+def test_causal_with_the_documented_receptive_field(rng, k, dilations, levels):
+    steps = 24
+    x = rng.normal(size=(2, steps, 3)).astype("float32")
+    layer = TrellisBlock(5, 5, levels, kernel_size=k, dilations=dilations,
+                         bias_initializer="random_normal")
+    base = to_numpy(layer(x))
+    t = 17
+    future = x.copy()
+    future[:, t + 1 :] += rng.normal(size=future[:, t + 1 :].shape).astype("float32")
+    np.testing.assert_array_equal(to_numpy(layer(future))[:, : t + 1], base[:, : t + 1])
+
+    field = layer.receptive_field
+    assert field <= t
+    inside, outside = x.copy(), x.copy()
+    inside[:, t - field + 1] += 1.0
+    outside[:, : t - field + 1] += 1.0
+    assert np.abs(to_numpy(layer(inside))[:, t] - base[:, t]).max() > 1e-6
+    np.testing.assert_array_equal(to_numpy(layer(outside))[:, t], base[:, t])
+
+
+def test_history_repackaging_two_halves_equal_the_whole(rng):
+    """With recurrent-structured (Theorem 1) kernels and a receptive field
+    covering the whole sequence, carrying (h, c) is exact: two halves, one
+    whole sequence and the untruncated LSTM agree."""
+    x = rng.normal(size=(2, 10, 3)).astype("float32")
+    lstm = keras.layers.LSTM(4)
+    lstm.build(x.shape)
+    block = TrellisBlock.from_lstm(lstm, 10, return_state=True)
+    whole, h, c = block(x)
+    first, h1, c1 = block(x[:, :4])
+    second, h2, c2 = block(x[:, 4:], initial_state=[h1, c1])
+    halves = np.concatenate([to_numpy(first), to_numpy(second)], axis=1)
+    tol = dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(halves, to_numpy(whole), **tol)
+    np.testing.assert_allclose(to_numpy(h2), to_numpy(h), **tol)
+    np.testing.assert_allclose(to_numpy(c2), to_numpy(c), **tol)
+    np.testing.assert_allclose(to_numpy(h2), to_numpy(lstm(x)), **tol)
+
+
+def test_history_only_reaches_the_first_receptive_field(rng):
+    """A dense block: the carried state changes the first steps of the next
+    segment and nothing after its receptive field."""
+    x = rng.normal(size=(2, 16, 3)).astype("float32")
+    layer = TrellisBlock(6, 2, 3, dilations=(1, 2), return_state=True)
+    _, h, c = layer(x[:, :8])
+    with_history = to_numpy(layer(x[:, 8:], initial_state=[h, c])[0])
+    without = to_numpy(layer(x[:, 8:])[0])
+    whole = to_numpy(layer(x)[0])[:, 8:]
+    field = layer.receptive_field
+    assert np.abs(with_history[:, 0] - without[:, 0]).max() > 1e-4
+    np.testing.assert_allclose(with_history[:, field:], whole[:, field:], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(without[:, field:], whole[:, field:], rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Dropout
+# ---------------------------------------------------------------------------
+def _constant_block(rate):
+    """Zero kernels and a bias that makes h the same constant at every level
+    and step (f gate closed), so the output shows the dropout mask."""
+    hidden = 16
+    layer = TrellisBlock(
+        hidden, hidden, 4, dropout=rate, aux_frequency=1, weight_norm=False, seed=3,
+        input_kernel_initializer="zeros", hidden_kernel_initializer="zeros",
+    )
+    layer.build((None, None, 2))
+    bias = np.concatenate([np.full(hidden, 30.0), np.full(hidden, 30.0),
+                           np.ones(hidden), np.full(hidden, -30.0)])
+    layer.bias.assign(bias.astype("float32"))
+    return layer, np.tanh(np.tanh(1.0))
+
+
+def test_dropout_mask_is_shared_over_time_and_levels(rng):
+    rate = 0.5
+    layer, value = _constant_block(rate)
+    x = rng.normal(size=(3, 7, 2)).astype("float32")
+    patterns = []
+    for _ in range(2):
+        y, aux = layer(x, training=True)
+        every_level = np.concatenate([to_numpy(aux), to_numpy(y)[:, :, None]], axis=2)
+        kept = every_level > 0
+        # One (batch, channel) mask for all time steps and levels.
+        np.testing.assert_array_equal(kept, np.broadcast_to(kept[:, :1, :1], kept.shape))
+        np.testing.assert_allclose(every_level[kept], value / (1 - rate), rtol=1e-5)
+        assert 0 < kept[:, 0, 0].mean() < 1
+        patterns.append(kept[:, 0, 0])
+    assert (patterns[0] != patterns[1]).any()  # a new mask per call
+    y, _ = layer(x, training=False)
+    np.testing.assert_allclose(to_numpy(y), value, rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(layer(x)[0]), value, rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Keras integration
+# ---------------------------------------------------------------------------
+def test_parameter_count_does_not_depend_on_depth():
+    for levels in (1, 5, 30):
+        layer = TrellisBlock(8, 3, levels, kernel_size=3)
+        layer.build((None, None, 4))
+        assert layer.count_params() == 3 * 4 * 32 + 3 * 8 * 32 + 32 + 2 * 32
+
+
+class TrellisBlockLayerTest(testing.TestCase):
+    def test_harness(self):
+        self.run_layer_test(
+            TrellisBlock,
+            init_kwargs={"hidden_units": 6, "output_units": 2, "num_levels": 3,
+                         "dilations": [1, 2]},
+            input_shape=(2, 5, 3),
+            expected_output_shape=(2, 5, 2),
+            expected_num_trainable_weights=5,
+            expected_num_non_trainable_weights=0,
+            expected_num_seed_generators=1,
+        )
+
+    def test_harness_with_dropout_and_state(self):
+        self.run_layer_test(
+            TrellisBlock,
+            init_kwargs={"hidden_units": 4, "output_units": 4, "num_levels": 2,
+                         "kernel_size": 3, "dropout": 0.3, "weight_norm": False,
+                         "return_state": True, "aux_frequency": 1, "seed": 2},
+            input_shape=(3, 6, 2),
+            expected_output_shape=((3, 6, 4), (3, 6, 1, 4), (3, 4), (3, 4)),
+            expected_num_trainable_weights=3,
+            expected_num_seed_generators=1,
+            run_training_check=False,
+        )
+
+
+def test_fit_with_xla_save_and_reload(rng, tmp_path):
+    """XLA on TensorFlow and JAX; PyTorch has no XLA here and runs eagerly."""
+    x = rng.normal(size=(16, 12, 3)).astype("float32")
+    y = np.cumsum(x[..., :1], axis=1).astype("float32") * 0.1
+    model = keras.Sequential([
+        keras.Input((12, 3)),
+        TrellisBlock(8, 4, 4, dilations=[1, 2], dropout=0.2, seed=1),
+        keras.layers.Dense(1),
+    ])
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse",
+                  jit_compile=support.backend_has_xla())
+    history = model.fit(x, y, epochs=3, batch_size=8, verbose=0)
+    assert np.all(np.isfinite(history.history["loss"]))
+    assert history.history["loss"][-1] < history.history["loss"][0]
+
+    path = str(tmp_path / "trellis.keras")
+    model.save(path)
+    reloaded = keras.saving.load_model(path)  # no custom_objects
+    np.testing.assert_allclose(
+        reloaded.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6, atol=1e-6
+    )
+    assert isinstance(reloaded.layers[0], TrellisBlock)
+
+
+def test_functional_with_state_and_unknown_time():
+    x = keras.Input((None, 3))
+    y, aux, h, c = TrellisBlock(6, 2, 4, aux_frequency=2, return_state=True)(x)
+    assert tuple(y.shape) == (None, None, 2) and tuple(aux.shape) == (None, None, 1, 2)
+    assert tuple(h.shape) == (None, 6) and tuple(c.shape) == (None, 6)
+    model = keras.Model(x, [y, h])
+    out, _ = model.predict(np.ones((2, 7, 3), "float32"), verbose=0)
+    assert out.shape == (2, 7, 2)
+
+
+def test_config_round_trip():
+    layer = TrellisBlock(
+        7, 3, 5, kernel_size=3, dilations=[1, 2], dropout=0.1, weight_norm=False,
+        aux_frequency=2, return_state=True, hidden_kernel_regularizer="l2",
+        bias_initializer="ones", input_kernel_constraint="non_neg", seed=4,
+    )
+    clone = TrellisBlock.from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+
+
+# ---------------------------------------------------------------------------
+# Errors that name the problem
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"hidden_units": 0}, "hidden_units"),
+        ({"output_units": 9}, "output_units"),
+        ({"num_levels": 0}, "num_levels"),
+        ({"kernel_size": 0}, "kernel_size"),
+        ({"dilations": []}, "dilations"),
+        ({"dilations": [1, 0]}, "dilations"),
+        ({"dropout": 1.0}, "dropout"),
+        ({"aux_frequency": 3}, "aux_frequency"),
+        ({"aux_frequency": 0}, "aux_frequency"),
+    ],
+)
+def test_bad_arguments(kwargs, match):
+    arguments = {"hidden_units": 8, "output_units": 4, "num_levels": 3, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        TrellisBlock(**arguments)
+
+
+def test_bad_inputs():
+    layer = TrellisBlock(4, 2, 2)
+    with pytest.raises(ValueError, match="rank 3"):
+        layer(np.zeros((2, 5), "float32"))
+    x = np.zeros((2, 5, 3), "float32")
+    with pytest.raises(ValueError, match=r"h_0 must have shape \(batch, hidden_units\)"):
+        layer(x, initial_state=[np.zeros((2, 5), "float32"), np.zeros((2, 4), "float32")])
+    with pytest.raises(ValueError, match="c_0"):
+        layer(x, initial_state=[np.zeros((2, 4), "float32"), np.zeros((3, 4), "float32")])
+    with pytest.raises(ValueError, match=r"\[h_0, c_0\]"):
+        layer(x, initial_state=np.zeros((2, 4), "float32"))
+    with pytest.raises(ValueError, match="rank 3"):
+        layer(np.zeros((2, 5, 3, 1), "float32"))
