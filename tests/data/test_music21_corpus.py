@@ -33,3 +33,17 @@ def test_kinderlieder_conversion(tmp_path):
 
 def test_split_rule_is_deterministic():
     assert [music21_corpus.split_of(i) for i in range(10)] == ["train"] * 8 + ["valid", "test"]
+
+
+def test_full_corpora_split_counts():
+    """The whole conversion (minutes the first time, then cached in the Keras
+    cache folder, so later runs and backends read the .npz)."""
+    import keras_seq.data as data
+
+    for name in ("bach_chorales", "bach_melodies", "kinderlieder"):
+        for split, count in data.info(name).splits.items():
+            sequences = data.load_arrays(name, split)
+            assert len(sequences) == count, (name, split)
+            assert all(len(x) == len(y) >= 1 for x, y in zip(sequences.inputs, sequences.targets))
+    rolls = data.load_arrays("bach_chorales", "train")
+    assert rolls.inputs[0].shape[1] == 88 and rolls.inputs[0].dtype == np.float32
