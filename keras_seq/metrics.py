@@ -42,6 +42,27 @@ def labelling_errors(y_true, y_pred, mask=None):
     return float(per_sequence.mean()), float(wrong.sum() / lengths.sum())
 
 
+def frame_scores(predictions, targets):
+    """Frame-level accuracy (Bay et al. 2009) and NLL per frame.
+
+    `ACC = sum TP / sum (TP + FP + FN)` over every frame of every sequence,
+    predictions thresholded at 0.5; NLL = mean over frames of the summed
+    binary cross-entropy (nats).
+    """
+    p = np.concatenate([np.asarray(x, np.float64) for x in predictions])
+    y = np.concatenate([np.asarray(x, np.float64) for x in targets])
+    on = p >= 0.5
+    truth = y >= 0.5
+    tp = np.sum(on & truth)
+    denominator = tp + np.sum(on & ~truth) + np.sum(~on & truth)
+    q = np.clip(p, 1e-7, 1 - 1e-7)
+    nll = -np.sum(y * np.log(q) + (1 - y) * np.log(1 - q), axis=-1).mean()
+    return {
+        "frame_accuracy": float(tp / denominator) if denominator else 1.0,
+        "nll": float(nll),
+    }
+
+
 # Keras metrics take `sample_weight` (batch, time) as the mask of real steps
 # (what keras_seq.data pipelines yield) and also honour a Keras mask on y_pred.
 # Pass them as `weighted_metrics=` in `compile`: Keras gives `metrics=` no

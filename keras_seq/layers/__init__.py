@@ -1,7 +1,9 @@
 """Keras 3 sequence layers: backend-agnostic, `keras.ops` only."""
 
+from keras_seq.layers.linear_memory import LMN
+from keras_seq.layers.linear_memory import LinearMemoryCell
 from keras_seq.layers.scrbm import SCRBM
 from keras_seq.layers.scrbm import SCRBMCell
 from keras_seq.layers.trellis import TrellisBlock
 
-__all__ = ["SCRBM", "SCRBMCell", "TrellisBlock"]
+__all__ = ["LMN", "LinearMemoryCell", "SCRBM", "SCRBMCell", "TrellisBlock"]
