@@ -57,6 +57,28 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
     return model, model
 
 
+def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain_epochs=5,
+                         learning_rate=1e-3, keys=88):
+    """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
+    the training `Sequences`, compiled for fine-tuning. Returns
+    `(model, model)` with the pretraining report at `model.pretraining_report`."""
+    from keras_seq.pretraining import pretrain_lmn
+
+    model, pretraining_report = pretrain_lmn(
+        train.inputs, train.targets, units=units, memory_units=memory_units, window=window,
+        epochs=pretrain_epochs,
+    )
+    model.compile(
+        optimizer=_optimizer(learning_rate),
+        loss=keras.losses.BinaryCrossentropy(),
+        weighted_metrics=[metrics.FrameAccuracy(), metrics.FrameNLL()],
+    )
+    model.pretraining_report = {
+        k: v for k, v in pretraining_report.items() if k not in ("autoencoder", "unrolled_model")
+    }
+    return model, model
+
+
 def _token_or_vector_input(input_shape, vocabulary_size, embedding_dim):
     if vocabulary_size is None:
         x = keras.Input((None,) + tuple(input_shape))

@@ -77,6 +77,21 @@ for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "mu
             )
         )
 
+    add(
+        Recipe(
+            name=f"{dataset}_lmn_b_pretrained",
+            dataset=dataset,
+            builder="pretrained_lmn_model",
+            model={"units": 100, "memory_units": 250, "window": 10},
+            description=f"LMN-B with closed-form pretraining on {dataset}, then fine-tuned",
+            batch_size=16,
+            patience=20,
+            monitor="val_frame_accuracy",
+            monitor_mode="max",
+            quick_model={"units": 4, "memory_units": 8, "window": 2, "pretrain_epochs": 1},
+        )
+    )
+
 # Sequence labelling (SCRBM paper Tables 2-4).
 _LABELLING = (
     # dataset, data options, valid split, name stem, {kind: paper error %}

@@ -33,11 +33,15 @@ def _dataset(recipe, split, data_dir, quick, shuffle=False, seed=0):
     return dataset
 
 
-def build(recipe, quick=False):
+def build(recipe, quick=False, data_dir=None):
     info = data.info(recipe.dataset)
     arguments = dict(recipe.model)
     if quick:
         arguments.update(recipe.quick_model)
+    if recipe.builder == "pretrained_lmn_model":  # pretraining reads the training set
+        train = data.load_arrays(recipe.dataset, "train", data_dir=data_dir, **recipe.data_options)
+        model = builders.pretrained_lmn_model(_quick(train) if quick else train, **arguments)
+        return model, arguments
     if recipe.builder == "labelling_model":
         arguments.update(
             num_classes=info.num_classes,
@@ -54,7 +58,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     train = _dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed)
     valid = _dataset(recipe, recipe.valid_split, data_dir, quick) if recipe.valid_split else None
     test = _dataset(recipe, "test", data_dir, quick)
-    (trainer, predictor), arguments = build(recipe, quick)
+    (trainer, predictor), arguments = build(recipe, quick, data_dir)
     callbacks = []
     if valid is not None:
         callbacks.append(
@@ -78,6 +82,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         "test": {k: float(v) for k, v in scores.items()},
         "paper": None if recipe.paper is None else {
             "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
+        "pretraining": getattr(trainer, "pretraining_report", None),
         "parameters": int(trainer.count_params()),
         "wall_seconds": round(time.perf_counter() - start, 1),
         "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, backend {keras.backend.backend()}",
