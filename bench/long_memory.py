@@ -8,13 +8,13 @@ adding (Hochreiter & Schmidhuber; TCN / TrellisNet papers): inputs
 half; the target is the sum of the two marked values. Predicting 1 gives the
 trivial test MSE 1/6 = 0.167.
 
-copy memory: 10 symbols from 1..8, then T zeros with the delimiter 9 at step
-T + 10 - 1 (0-based, the last 10 steps are blank); the model must output the
-10 symbols over the last 10 steps and 0 elsewhere. The trivial baseline
+copy memory: 10 symbols from 1..8, then blanks with the delimiter 9 at step
+T + 10 - 1 (0-based), then 10 blanks; the model must output the 10 symbols
+over the last 10 steps and 0 elsewhere. The trivial baseline
 (zeros, then uniform over 1..8 at the last 10 steps) has cross-entropy
 10 log(8) / (T + 20).
 
-Data are generated in the script (seeded numpy). Training stops after
+Data come from keras_seq.data.synthetic (seeded). Training stops after
 `--epochs` or when `--seconds` of wall time have passed, whichever first.
 Prints a Markdown summary.
 """
@@ -32,29 +32,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+from keras_seq.data import synthetic  # noqa: E402
 from keras_seq.models.trellisnet import TrellisNet  # noqa: E402
 
 
-def adding_problem(n, steps, rng):
-    values = rng.uniform(size=(n, steps))
-    markers = np.zeros((n, steps))
-    first = rng.integers(0, steps // 2, size=n)
-    second = rng.integers(steps // 2, steps, size=n)
-    markers[np.arange(n), first] = 1.0
-    markers[np.arange(n), second] = 1.0
-    x = np.stack([values, markers], axis=-1).astype("float32")
-    y = (values * markers).sum(axis=1, keepdims=True).astype("float32")
-    return x, y
-
-
-def copy_memory(n, steps, rng):
-    symbols = rng.integers(1, 9, size=(n, 10))
-    x = np.zeros((n, steps + 20), dtype="int32")
-    y = np.zeros((n, steps + 20), dtype="int32")
-    x[:, :10] = symbols
-    x[:, steps + 9] = 9  # delimiter: "now recall"
-    y[:, -10:] = symbols
+def copy_memory_one_hot(n, steps, seed):
+    x, y = synthetic.copy_memory(n, delay=steps, seed=seed)
     return np.eye(10, dtype="float32")[x], y
+
+
+def adding(n, steps, seed):
+    return synthetic.adding_problem(n, steps, seed=seed)
 
 
 class TimeBudget(keras.callbacks.Callback):
@@ -86,10 +74,9 @@ def main():
 
     steps = args.steps or (200 if args.task == "adding" else 500)
     keras.utils.set_random_seed(0)
-    rng = np.random.default_rng(0)
-    make = adding_problem if args.task == "adding" else copy_memory
-    x_train, y_train = make(args.train, steps, rng)
-    x_test, y_test = make(args.test, steps, rng)
+    make = adding if args.task == "adding" else copy_memory_one_hot
+    x_train, y_train = make(args.train, steps, seed=0)
+    x_test, y_test = make(args.test, steps, seed=1)
 
     if args.levels is None:
         args.levels = 8 if args.task == "adding" else 10
