@@ -12,9 +12,9 @@ from keras import constraints
 from keras import initializers
 from keras import ops
 from keras import regularizers
-from keras.layers import RNN
-
 from keras_seq.layers import validation
+from keras_seq.layers.carried_output import CarriedOutputCell
+from keras_seq.layers.carried_output import CarriedOutputRNN
 
 # Keras keeps the dropout-mask machinery of its RNN cells in this mixin; it has
 # no public alias, and `keras.layers.RNN` only pre-creates masks (which JAX's
@@ -34,7 +34,7 @@ _WEIGHTS = {
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")
-class LinearMemoryCell(keras.layers.Layer, DropoutRNNCell):
+class LinearMemoryCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
     """One time step of the Linear Memory Network.
 
     A nonlinear functional component (`units` wide) and a linear memory
@@ -250,18 +250,9 @@ class LinearMemoryCell(keras.layers.Layer, DropoutRNNCell):
             return m, [m]
         return h, [h, m]
 
-    def get_recurrent_dropout_mask(self, step_input):
-        # `keras.layers.RNN` pre-creates this mask from the first state, which
-        # for `output="functional"` is the previous output `h`: size it to the
-        # memory whatever it is given.
-        if self.recurrent_dropout == 0:
-            return None
-        if getattr(self, "_recurrent_dropout_mask", None) is None:
-            step_input = ops.ones(
-                (ops.shape(step_input)[0], self.memory_units),
-                dtype=self.compute_dtype,
-            )
-        return super().get_recurrent_dropout_mask(step_input)
+    @property
+    def memory_size(self):
+        return self.memory_units
 
     def get_initial_state(self, batch_size=None):
         return [
@@ -294,7 +285,7 @@ class LinearMemoryCell(keras.layers.Layer, DropoutRNNCell):
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")
-class LMN(RNN):
+class LMN(CarriedOutputRNN):
     """Linear Memory Network over a whole sequence.
 
     An RNN over `LinearMemoryCell`:
@@ -344,6 +335,9 @@ class LMN(RNN):
     ```
     """
 
+    memory_name = "the memory m_0"
+    memory_size_name = "memory_units"
+
     def __init__(
         self,
         units,
@@ -383,48 +377,6 @@ class LMN(RNN):
     def build(self, sequences_shape, initial_state_shape=None):
         validation.rank("LMN inputs", sequences_shape, 3, "(batch, time, features)")
         super().build(sequences_shape, initial_state_shape)
-
-    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
-        shapes = super().compute_output_shape(sequences_shape)
-        if self.return_state:
-            return shapes[0], shapes[-1]
-        return shapes
-
-    def call(self, sequences, initial_state=None, mask=None, training=False):
-        validation.rank("LMN inputs", sequences.shape, 3, "(batch, time, features)")
-        if initial_state is not None:
-            initial_state = self._full_initial_state(initial_state, sequences)
-        outputs = super().call(
-            sequences, initial_state=initial_state, mask=mask, training=training
-        )
-        if self.return_state:
-            return outputs[0], outputs[-1]
-        return outputs
-
-    def _full_initial_state(self, m0, sequences):
-        if isinstance(m0, (list, tuple)):
-            if len(m0) != 1:
-                raise ValueError(
-                    "LMN takes one initial state, the memory m_0 of shape "
-                    f"(batch, memory_units={self.memory_units}); got "
-                    f"{len(m0)} tensors."
-                )
-            m0 = m0[0]
-        m0 = ops.convert_to_tensor(m0)
-        expected = (sequences.shape[0], self.memory_units)
-        if len(m0.shape) != 2 or m0.shape[-1] != self.memory_units or (
-            None not in (expected[0], m0.shape[0]) and m0.shape[0] != expected[0]
-        ):
-            raise ValueError(
-                "LMN initial_state must have shape (batch, memory_units) = "
-                f"{expected}; got {tuple(m0.shape)}."
-            )
-        if self.cell.output_mode == "memory":
-            return [m0]
-        no_previous_output = ops.zeros(
-            (ops.shape(m0)[0], self.units), dtype=m0.dtype
-        )
-        return [no_previous_output, m0]
 
     @property
     def units(self):

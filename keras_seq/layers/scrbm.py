@@ -11,9 +11,9 @@ from keras import constraints
 from keras import initializers
 from keras import ops
 from keras import regularizers
-from keras.layers import RNN
-
 from keras_seq.layers import validation
+from keras_seq.layers.carried_output import CarriedOutputCell
+from keras_seq.layers.carried_output import CarriedOutputRNN
 
 # Keras keeps the dropout-mask machinery of its RNN cells in this mixin; it has
 # no public alias, and `keras.layers.RNN` only pre-creates masks (which JAX's
@@ -32,7 +32,7 @@ def _softplus(z):
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")
-class SCRBMCell(keras.layers.Layer, DropoutRNNCell):
+class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
     """One time step of the Sequence Classification RBM.
 
     With `a_t = x_t W + h_{t-1} W_hh + c` (the shared pre-activation), the cell
@@ -273,16 +273,9 @@ class SCRBMCell(keras.layers.Layer, DropoutRNNCell):
             f"got {width}."
         )
 
-    def get_recurrent_dropout_mask(self, step_input):
-        # `keras.layers.RNN` pre-creates this mask from the first state, which
-        # here is the previous output: size it to `h` whatever it is given.
-        if self.recurrent_dropout == 0:
-            return None
-        if getattr(self, "_recurrent_dropout_mask", None) is None:
-            step_input = ops.ones(
-                (ops.shape(step_input)[0], self.units), dtype=self.compute_dtype
-            )
-        return super().get_recurrent_dropout_mask(step_input)
+    @property
+    def memory_size(self):
+        return self.units
 
     def get_initial_state(self, batch_size=None):
         return [
@@ -314,7 +307,7 @@ class SCRBMCell(keras.layers.Layer, DropoutRNNCell):
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")
-class SCRBM(RNN):
+class SCRBM(CarriedOutputRNN):
     """Sequence Classification RBM over a whole sequence.
 
     An RNN over `SCRBMCell` returning one class distribution per step. Called
@@ -362,6 +355,9 @@ class SCRBM(RNN):
     ```
     """
 
+    memory_name = "h_0"
+    memory_size_name = "units"
+
     def __init__(
         self,
         units,
@@ -407,10 +403,7 @@ class SCRBM(RNN):
     def compute_output_shape(
         self, sequences_shape, labels_shape=None, initial_state_shape=None
     ):
-        shapes = super().compute_output_shape(sequences_shape)
-        if self.return_state:
-            return shapes[0], shapes[-1]
-        return shapes
+        return super().compute_output_shape(sequences_shape)
 
     def call(self, sequences, labels=None, initial_state=None, mask=None, training=False):
         validation.rank("SCRBM inputs", sequences.shape, 3, "(batch, time, features)")
@@ -418,36 +411,9 @@ class SCRBM(RNN):
             sequences = ops.concatenate(
                 [sequences, self._label_distribution(labels, sequences)], axis=-1
             )
-        if initial_state is not None:
-            initial_state = self._full_initial_state(initial_state, sequences)
-        outputs = super().call(
+        return super().call(
             sequences, initial_state=initial_state, mask=mask, training=training
         )
-        if self.return_state:
-            return outputs[0], outputs[-1]
-        return outputs
-
-    def _full_initial_state(self, h0, sequences):
-        if isinstance(h0, (list, tuple)):
-            if len(h0) != 1:
-                raise ValueError(
-                    "SCRBM takes one initial state, h_0 of shape (batch, "
-                    f"units={self.units}); got {len(h0)} tensors."
-                )
-            h0 = h0[0]
-        h0 = ops.convert_to_tensor(h0)
-        expected = (sequences.shape[0], self.units)
-        if len(h0.shape) != 2 or h0.shape[-1] != self.units or (
-            None not in (expected[0], h0.shape[0]) and h0.shape[0] != expected[0]
-        ):
-            raise ValueError(
-                f"SCRBM initial_state must have shape (batch, units) = "
-                f"{expected}; got {tuple(h0.shape)}."
-            )
-        no_previous_output = ops.zeros(
-            (ops.shape(h0)[0], self.num_classes), dtype=h0.dtype
-        )
-        return [no_previous_output, h0]
 
     def _label_distribution(self, labels, sequences):
         num_classes = self.cell.num_classes
