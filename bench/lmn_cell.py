@@ -12,16 +12,17 @@ the LSTM, measured in the same process.
 
 import argparse
 import os
-import platform
-import statistics
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from timing import JIT_CHOICES  # noqa: E402
+from timing import machine  # noqa: E402
+from timing import time_training_step  # noqa: E402
 
-from keras_seq.layers.linear_memory import LMN  # noqa: E402
+from keras_seq.layers import LMN  # noqa: E402
 
 
 def models(units, memory_units):
@@ -36,21 +37,6 @@ def models(units, memory_units):
     }
 
 
-def time_training_step(layer, x, y, repeats, jit_compile):
-    model = keras.Sequential(
-        [keras.Input(x.shape[1:]), layer, keras.layers.Dense(y.shape[-1], activation="sigmoid")]
-    )
-    model.compile(optimizer="adam", loss="binary_crossentropy", jit_compile=jit_compile)
-    for _ in range(3):  # compile and warm up
-        model.train_on_batch(x, y)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        model.train_on_batch(x, y)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3, model.count_params()
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=32)
@@ -61,7 +47,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--jit-compile", default="auto", choices=["auto", "true", "false"])
     args = parser.parse_args(argv)
-    jit = {"auto": "auto", "true": True, "false": False}[args.jit_compile]
+    jit = JIT_CHOICES[args.jit_compile]
 
     rng = np.random.default_rng(0)
     x = (rng.random((args.batch, args.steps, args.notes)) < 0.05).astype("float32")
@@ -69,15 +55,17 @@ def main(argv=None):
 
     start = time.perf_counter()
     results = {
-        name: time_training_step(layer, x, y, args.repeats, jit)
+        name: time_training_step(
+            [layer, keras.layers.Dense(args.notes, activation="sigmoid")],
+            x, y, "binary_crossentropy", args.repeats, jit,
+        )
         for name, layer in models(args.units, args.memory_units).items()
     }
     wall = time.perf_counter() - start
 
     reference = next(ms for name, (ms, _) in results.items() if name.startswith("LSTM"))
     print(
-        f"backend={keras.backend.backend()} jit_compile={args.jit_compile} "
-        f"cpu={platform.processor() or platform.machine()} cores={os.cpu_count()} "
+        f"{machine()} jit_compile={args.jit_compile} "
         f"shape=(batch {args.batch}, time {args.steps}, notes {args.notes}) "
         f"median of {args.repeats} steps, wall {wall:.0f} s"
     )

@@ -11,16 +11,20 @@ SimpleRNN, measured in the same process.
 
 import argparse
 import os
-import platform
-import statistics
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from timing import JIT_CHOICES  # noqa: E402
+from timing import machine  # noqa: E402
+from timing import time_training_step  # noqa: E402
 
 from keras_seq.layers import SCRBM  # noqa: E402
+
+
+LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
 
 def models(features, units, num_classes):
@@ -35,23 +39,6 @@ def models(features, units, num_classes):
     }
 
 
-def time_training_step(layers, x, y, repeats, jit_compile):
-    model = keras.Sequential([keras.Input(x.shape[1:])] + layers)
-    model.compile(
-        optimizer="adam",
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-        jit_compile=jit_compile,
-    )
-    for _ in range(3):  # compile and warm up
-        model.train_on_batch(x, y)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        model.train_on_batch(x, y)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3, model.count_params()
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=32)
@@ -62,7 +49,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--jit-compile", default="auto", choices=["auto", "true", "false"])
     args = parser.parse_args(argv)
-    jit = {"auto": "auto", "true": True, "false": False}[args.jit_compile]
+    jit = JIT_CHOICES[args.jit_compile]
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(args.batch, args.steps, args.features)).astype("float32")
@@ -70,15 +57,14 @@ def main(argv=None):
 
     start = time.perf_counter()
     results = {
-        name: time_training_step(layers, x, y, args.repeats, jit)
+        name: time_training_step(layers, x, y, LOSS, args.repeats, jit)
         for name, layers in models(args.features, args.units, args.classes).items()
     }
     wall = time.perf_counter() - start
 
     reference = results["SimpleRNN + Dense"][0]
     print(
-        f"backend={keras.backend.backend()} jit_compile={args.jit_compile} "
-        f"cpu={platform.processor() or platform.machine()} cores={os.cpu_count()} "
+        f"{machine()} jit_compile={args.jit_compile} "
         f"shape=(batch {args.batch}, time {args.steps}, features {args.features}) "
         f"units={args.units} classes={args.classes} median of {args.repeats} "
         f"steps, wall {wall:.0f} s"
