@@ -48,7 +48,7 @@ def _train(args):
 def _quickstart(args):
     from keras_seq.zoo import quickstart
 
-    quickstart.main(args.rest)
+    quickstart.run(args)
 
 
 def main(argv=None):
@@ -68,7 +68,9 @@ def main(argv=None):
         sub.add_argument("--verbose", action="store_true", help="Keras progress bar per step")
         sub.set_defaults(run=_train)
     quick = commands.add_parser("quickstart", help="SCRBM vs LSTM on a download-free labelling task")
-    quick.add_argument("rest", nargs=argparse.REMAINDER, help="options of the quickstart (--epochs ...)")
+    from keras_seq.zoo import quickstart
+
+    quickstart.add_arguments(quick)
     quick.set_defaults(run=_quickstart)
     args = parser.parse_args(argv)
     args.run(args)

@@ -72,13 +72,19 @@ def build_lstm(features, num_classes, units):
     return model, model
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser):
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--units", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
 
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    run(parser.parse_args(argv))
+
+
+def run(args):
     keras.utils.set_random_seed(args.seed)
     num_classes, features, steps = 6, 8, 30
     x_train, y_train, _ = markov_labelling_data(2000, steps, num_classes, features, args.seed)
