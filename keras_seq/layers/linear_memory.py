@@ -271,16 +271,7 @@ class LinearMemoryCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
             "recurrent_dropout": self.recurrent_dropout,
             "seed": self.seed,
         }
-        for weight in _WEIGHTS:
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
-            )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        config.update(validation.weight_options_config(self, _WEIGHTS))
         return {**super().get_config(), **config}
 
 

@@ -293,16 +293,7 @@ class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
             "recurrent_dropout": self.recurrent_dropout,
             "seed": self.seed,
         }
-        for weight in ("kernel", "recurrent", "label", "bias", "label_bias"):
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
-            )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        config.update(validation.weight_options_config(self, ("kernel", "recurrent", "label", "bias", "label_bias")))
         return {**super().get_config(), **config}
 
 

@@ -429,16 +429,7 @@ class TrellisBlock(keras.layers.Layer):
             "return_state": self.return_state,
             "seed": self.seed,
         }
-        for weight in ("input_kernel", "hidden_kernel", "bias"):
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
-            )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        config.update(validation.weight_options_config(self, ("input_kernel", "hidden_kernel", "bias")))
         return {**super().get_config(), **config}
 
 

@@ -1,4 +1,4 @@
-"""Argument and input checks shared by the layers.
+"""Argument and input checks shared by the layers (and one get_config helper).
 
 Each raises a `ValueError` that names the argument, what was expected and
 what was received, before any backend op can fail with its own trace.
@@ -131,3 +131,18 @@ def _describe(value):
     if isinstance(value, (list, tuple)):
         return f"{type(value).__name__} of {len(value)}"
     return f"{type(value).__name__} of shape {tuple(getattr(value, 'shape', ()))}"
+
+
+def weight_options_config(layer, weights):
+    """The `<weight>_initializer/_regularizer/_constraint` entries of
+    `get_config` for each name in `weights`, serialized."""
+    from keras import constraints
+    from keras import initializers
+    from keras import regularizers
+
+    config = {}
+    for weight in weights:
+        config[f"{weight}_initializer"] = initializers.serialize(getattr(layer, f"{weight}_initializer"))
+        config[f"{weight}_regularizer"] = regularizers.serialize(getattr(layer, f"{weight}_regularizer"))
+        config[f"{weight}_constraint"] = constraints.serialize(getattr(layer, f"{weight}_constraint"))
+    return config
