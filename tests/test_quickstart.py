@@ -31,6 +31,10 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     for name in ("jsb_chorales_lstm.keras", "jsb_chorales_lstm_curve.png", "jsb_chorales_lstm_roll.png", "table.md"):
         assert os.path.getsize(tmp_path / name) > 0
 
+    cli.main(["evaluate", "ocr_ms_scrbm", "--quick", "--data-dir", shared_data_dir, "--output", str(tmp_path)])
+    evaluated = json.loads(capsys.readouterr().out)
+    assert abs(evaluated["sequence_error"] - record["test"]["sequence_error"]) < 1e-6
+
 
 def test_every_recipe_builds_and_takes_a_training_step():
     """Each recipe's builder (in --quick sizes) on a tiny batch of its own shape."""

@@ -45,6 +45,18 @@ def _train(args):
             f.write(table + "\n")
 
 
+def _evaluate(args):
+    import json
+    import os
+
+    from keras_seq.zoo import recipes
+    from keras_seq.zoo import train
+
+    path = args.model or os.path.join(args.output, f"{args.recipe}.keras")
+    scores = train.evaluate(recipes.get(args.recipe), path, args.data_dir, args.quick, args.split)
+    print(json.dumps({"recipe": args.recipe, "model": path, "split": args.split, **scores}, indent=2))
+
+
 def _quickstart(args):
     from keras_seq.zoo import quickstart
 
@@ -67,6 +79,14 @@ def main(argv=None):
         sub.add_argument("--seed", type=int, default=0)
         sub.add_argument("--verbose", action="store_true", help="Keras progress bar per step")
         sub.set_defaults(run=_train)
+    evaluate = commands.add_parser("evaluate", help="evaluate a trained recipe's saved model")
+    evaluate.add_argument("recipe")
+    evaluate.add_argument("--model", default=None, help="a .keras file (default: <output>/<recipe>.keras)")
+    evaluate.add_argument("--output", default="runs")
+    evaluate.add_argument("--data-dir", default=None)
+    evaluate.add_argument("--split", default="test")
+    evaluate.add_argument("--quick", action="store_true")
+    evaluate.set_defaults(run=_evaluate)
     quick = commands.add_parser("quickstart", help="SCRBM vs LSTM on a download-free labelling task")
     from keras_seq.zoo import quickstart
 

@@ -51,6 +51,16 @@ def build(recipe, quick=False, data_dir=None):
     return getattr(builders, recipe.builder)(**arguments), arguments
 
 
+def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
+    """Test metrics of a saved predictor (`keras-seq train` writes
+    `<output>/<recipe>.keras`) on one split of the recipe's dataset."""
+    model = keras.saving.load_model(model_path)
+    dataset = _dataset(recipe, split, data_dir, quick)
+    if recipe.teacher_forcing:
+        dataset = dataset.map(lambda x, y, w: (x[0], y, w))
+    return {k: float(v) for k, v in model.evaluate(dataset, return_dict=True, verbose=0).items()}
+
+
 def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2):
     """Trains and evaluates one recipe; returns its result record."""
     keras.utils.set_random_seed(seed)
