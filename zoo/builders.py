@@ -93,20 +93,21 @@ def labelling_model(
 ):
     """Per-step classification (sequence labelling or next-token prediction)."""
     x, features = _token_or_vector_input(input_shape, vocabulary_size, embedding_dim)
-    compile_args = dict(
-        optimizer=_optimizer(learning_rate),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-        weighted_metrics=[metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True)],
-    )
+
+    def compile_model(model):  # fresh metric objects per model: they hold state
+        model.compile(
+            optimizer=_optimizer(learning_rate),
+            loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            weighted_metrics=[metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True)],
+        )
+        return model
+
     if kind == "scrbm":
         labels = keras.Input((None,), dtype="int32", name="labels")
-        scrbm = SCRBM(units, num_classes, return_logits=True, label_regularizer=None)
+        scrbm = SCRBM(units, num_classes, return_logits=True)
         trainer = keras.Model([x, labels], scrbm(features, labels=labels), name="scrbm_teacher_forcing")
         predictor = keras.Model(x, scrbm(features), name="scrbm_algorithm_1")
-        trainer.compile(**compile_args)
-        predictor.compile(**compile_args)
-        return trainer, predictor
+        return compile_model(trainer), compile_model(predictor)
     outputs = keras.layers.Dense(num_classes, name="classes")(recurrent_layer(kind, units, l2)(features))
-    model = keras.Model(x, outputs, name=f"{kind}_labeller")
-    model.compile(**compile_args)
+    model = compile_model(keras.Model(x, outputs, name=f"{kind}_labeller"))
     return model, model
