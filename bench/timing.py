@@ -16,6 +16,11 @@ def time_training_step(layers, x, y, loss, repeats, jit_compile, warmup=3):
     its parameter count. The first `warmup` steps (compilation) are not timed."""
     model = keras.Sequential([keras.Input(x.shape[1:])] + list(layers))
     model.compile(optimizer="adam", loss=loss, jit_compile=jit_compile)
+    return time_compiled_steps(model, x, y, repeats, warmup), model.count_params()
+
+
+def time_compiled_steps(model, x, y, repeats, warmup=3):
+    """Median milliseconds per `train_on_batch` of a compiled model."""
     for _ in range(warmup):
         model.train_on_batch(x, y)
     times = []
@@ -23,7 +28,7 @@ def time_training_step(layers, x, y, loss, repeats, jit_compile, warmup=3):
         start = time.perf_counter()
         model.train_on_batch(x, y)
         times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3, model.count_params()
+    return statistics.median(times) * 1e3
 
 
 def machine():

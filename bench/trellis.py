@@ -10,9 +10,7 @@ faster). Synthetic data (seeded numpy): the timings do not depend on it.
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -20,6 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+
+from timing import time_compiled_steps  # noqa: E402
 
 from keras_seq.models.trellisnet import TrellisNet  # noqa: E402
 
@@ -52,14 +52,7 @@ def step_time(model, x, y, jit, steps):
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         jit_compile=jit,
     )
-    model.train_on_batch(x, y)  # build + trace/compile
-    model.train_on_batch(x, y)
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        model.train_on_batch(x, y)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+    return time_compiled_steps(model, x, y, steps, warmup=2)
 
 
 def main():
