@@ -12,10 +12,13 @@ so they need no download: the embedded default of the project.
 
 Split (deterministic): pieces in corpus order; every 10th piece starting at
 the 9th goes to `valid`, every 10th starting at the 10th to `test`, the rest
-(80 %) to `train`. The conversion runs once (a few minutes for the chorales:
-music21 parses each MusicXML file) and is cached as `.npz` in the Keras
-cache folder (`~/.keras/datasets/keras_seq/music21/`); later loads take
-milliseconds.
+(80 %) to `train`. The conversion runs once and is cached as `.npz` in the
+Keras cache folder (`~/.keras/datasets/keras_seq/music21/`); later loads
+take milliseconds. For the chorales it takes 15-25 s on two CPU cores:
+`keras_seq.data.musicxml` reads the MusicXML files directly and gives the
+same rolls and melodies as parsing them with music21 (2-8 minutes); the few
+files that reader does not handle (Humdrum `.krn`, a tied chord, a piano
+score) still go through `music21.corpus.parse`.
 """
 
 import math
@@ -25,6 +28,7 @@ import time
 import numpy as np
 
 from keras_seq.data import files
+from keras_seq.data import musicxml
 from keras_seq.data import registry
 from keras_seq.data.music import LOWEST_MIDI
 from keras_seq.data.music import NUM_KEYS
@@ -53,12 +57,13 @@ def split_of(index):
     return {8: "valid", 9: "test"}.get(index % 10, "train")
 
 
-def _voices(score):
-    """The four SATB parts of a chorale, or None when it has no such four."""
-    parts = list(score.parts)
+def _satb(parts, label_of):
+    """The four SATB parts, picked by name (soprano/alto/tenor/bass, first
+    match wins), else the parts themselves when there are exactly four, else
+    None."""
     named = {}
     for part in parts:
-        label = (part.partName or part.id or "").lower()
+        label = label_of(part).lower()
         for voice in SATB:
             if label.startswith(voice) and voice not in named:
                 named[voice] = part
@@ -67,28 +72,42 @@ def _voices(score):
     return parts if len(parts) == 4 else None
 
 
-def chorale_roll(score):
-    """A (beats, 88) piano roll sampled on every quarter-note beat."""
-    voices = _voices(score)
-    if voices is None:
-        return None
-    beats = int(math.ceil(float(score.highestTime)))
+def _voices(score):
+    """The four SATB parts of a music21 chorale, or None when it has no such four."""
+    return _satb(list(score.parts), lambda part: part.partName or part.id or "")
+
+
+def piano_roll(beats, notes):
+    """A (beats, 88) roll from (start, length, MIDI pitches) triples, both in
+    quarter notes: a note sets the frames ceil(start) .. ceil(start + length) - 1.
+    Notes of length 0 (grace notes) are skipped."""
     roll = np.zeros((beats, NUM_KEYS), dtype="uint8")
-    for part in voices:
-        for note in part.flatten().notes:
-            start, length = float(note.offset), float(note.quarterLength)
-            if length <= 0:
-                continue  # grace notes
-            first, last = math.ceil(start), math.ceil(start + length)
-            for pitch in note.pitches:
-                key = pitch.midi - LOWEST_MIDI
-                if 0 <= key < NUM_KEYS:
-                    roll[first:last, key] = 1
+    for start, length, pitches in notes:
+        if length <= 0:
+            continue
+        first, last = math.ceil(start), math.ceil(start + length)
+        for midi in pitches:
+            key = midi - LOWEST_MIDI
+            if 0 <= key < NUM_KEYS:
+                roll[first:last, key] = 1
     return roll
 
 
+def chorale_roll(score):
+    """A (beats, 88) piano roll of a music21 score sampled on every quarter-note beat."""
+    voices = _voices(score)
+    if voices is None:
+        return None
+    notes = (
+        (float(n.offset), float(n.quarterLength), [p.midi for p in n.pitches])
+        for part in voices
+        for n in part.flatten().notes
+    )
+    return piano_roll(int(math.ceil(float(score.highestTime))), notes)
+
+
 def pitch_events(part):
-    """MIDI pitches of a monophonic line, ties merged, rests skipped."""
+    """MIDI pitches of a music21 monophonic line, ties merged, rests skipped."""
     events = []
     for note in part.stripTies().flatten().notes:
         if float(note.quarterLength) > 0:
@@ -96,30 +115,53 @@ def pitch_events(part):
     return np.asarray(events, dtype="int32")
 
 
-def _convert_chorale(path):
-    music21 = _music21()
-    score = music21.corpus.parse(path)
+def _chorale_from_music21(path):
+    """(roll, soprano melody) of one chorale parsed by music21, or None."""
+    score = _music21().corpus.parse(path)
     roll = chorale_roll(score)
     if roll is None or len(roll) < 2:
         return None
-    melody = pitch_events(_voices(score)[0])
+    return roll, pitch_events(_voices(score)[0])
+
+
+def chorale_from_musicxml(path):
+    """(roll, soprano melody) of one chorale read by the fast MusicXML reader,
+    equal to `_chorale_from_music21`; None when it is no SATB chorale.
+    Raises `musicxml.UnsupportedMusicXML` for a file the reader cannot handle."""
+    parts = musicxml.read_parts(path)
+    voices = _satb(parts, lambda part: part.name)
+    if voices is None:
+        return None
+    beats = int(math.ceil(max(part.highest_time for part in parts)))
+    notes = ((e.offset, e.length, e.pitches) for part in voices for e in part.events if not e.is_rest)
+    roll = piano_roll(beats, notes)
+    if len(roll) < 2:
+        return None
+    kept = musicxml.strip_ties(musicxml.sounding_order(voices[0]))
+    melody = np.asarray([max(e.pitches) for e in kept if not e.is_rest], dtype="int32")
     return roll, melody
 
 
-def convert_bach(limit=None, processes=None):
-    """Parses the chorales; returns ([rolls], [soprano melodies], seconds)."""
-    music21 = _music21()
-    paths = sorted(str(p) for p in music21.corpus.getComposer("bach"))
-    paths = [p for p in paths if p.endswith((".mxl", ".xml", ".musicxml", ".krn"))][:limit]
-    start = time.perf_counter()
-    if processes == 1 or len(paths) < 8:
-        converted = [_convert_chorale(p) for p in paths]
-    else:
-        import multiprocessing
+def _convert_chorale(path):
+    """The fast reader where it applies, music21 for anything else (Humdrum
+    files, constructs the reader does not reproduce)."""
+    try:
+        return chorale_from_musicxml(path)
+    except musicxml.UnsupportedMusicXML:
+        return _chorale_from_music21(path)
 
-        with multiprocessing.get_context("spawn").Pool(processes or os.cpu_count()) as pool:
-            converted = pool.map(_convert_chorale, paths, chunksize=4)
-    kept = [c for c in converted if c is not None]
+
+def bach_paths(limit=None):
+    """The Bach chorale files of music21's corpus in sorted-path order."""
+    paths = sorted(str(p) for p in _music21().corpus.getComposer("bach"))
+    return [p for p in paths if p.endswith((".mxl", ".xml", ".musicxml", ".krn"))][:limit]
+
+
+def convert_bach(limit=None):
+    """Reads the chorales; returns ([rolls], [soprano melodies], seconds)."""
+    paths = bach_paths(limit)
+    start = time.perf_counter()
+    kept = [c for c in map(_convert_chorale, paths) if c is not None]
     return [c[0] for c in kept], [c[1] for c in kept], time.perf_counter() - start
 
 
