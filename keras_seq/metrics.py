@@ -174,3 +174,16 @@ class SequenceLabellingError(_RatioMetric):
         has_steps = ops.cast(steps > 0, "float32")
         per_sequence = ops.divide_no_nan(ops.sum(wrong * weights, axis=1), steps)
         self._accumulate(ops.sum(per_sequence * has_steps), ops.sum(has_steps))
+
+
+@keras.saving.register_keras_serializable(package="keras_seq")
+class Perplexity(BitsPerEvent):
+    """Perplexity per event, `exp(-sum ln p(s_t) / number of events)`
+    (= 2 ** bits per event), accumulated over batches like `BitsPerEvent`
+    (word-level language models)."""
+
+    def __init__(self, from_logits=False, name="perplexity", dtype=None):
+        super().__init__(from_logits=from_logits, name=name, dtype=dtype)
+
+    def result(self):
+        return ops.power(2.0, super().result())

@@ -69,6 +69,26 @@ class TrellisBlock(keras.layers.Layer):
     from the layer's `SeedGenerator`, multiplies `h` after the activation at
     every level and every time step. The cell state `c` is never dropped.
 
+    Weight dropout (`weight_dropout > 0`, `training=True`): DropConnect on
+    the hidden kernel `W` (Wan et al. 2013; AWD-LSTM's weight drop, used by
+    the reference TrellisNet). One mask of the kernel's shape per call, drawn
+    from the layer's `SeedGenerator`, zeroes entries of the effective kernel
+    (after weight normalisation) and scales the others by
+    `1 / (1 - weight_dropout)`; the same dropped kernel is used at every
+    level, since the weights are tied. At inference the kernel is unchanged.
+
+    Stateful mode (`stateful=True`, like Keras RNNs): the block keeps the
+    final `(h, c)` of each call in two non-trainable variables (`state_h`,
+    `state_c`, `(batch, hidden_units)`, saved with the model) and uses them
+    as `initial_state` of the next call when none is given: history
+    repackaging across consecutive windows of a stream (row `i` of batch
+    `k + 1` continues row `i` of batch `k`). The stored state carries no
+    gradient (truncated BPTT). The batch size must be static (e.g.
+    `keras.Input(..., batch_size=B)` and batches of exactly `B` rows, as
+    `keras_seq.data` language-model streams are). `reset_states()` zeroes the
+    stored state; `keras_seq.models.trellisnet.ResetStates` does so at the
+    start of every epoch and before evaluation and prediction.
+
     Deep supervision (`aux_frequency=n`): the layer RETURNS the output
     channels of `h` at levels `n, 2n, ...` below the top, stacked as
     `(batch, time, num_aux, output_units)`, rather than adding a loss with
@@ -87,11 +107,15 @@ class TrellisBlock(keras.layers.Layer):
             levels (level `i` uses `dilations[i % len(dilations)]`).
             Default `(1,)`.
         dropout: Float in [0, 1), variational hidden dropout rate.
+        weight_dropout: Float in [0, 1), DropConnect rate on the hidden
+            kernel (one mask per call, shared by all levels).
         weight_norm: Whether to weight-normalise both kernels. Default `True`.
         aux_frequency: `None` or a positive integer `< num_levels`: return the
             output channels every `aux_frequency` levels (deep supervision).
         return_state: Whether to also return the final `(h, c)` at the last
             step of the top level.
+        stateful: Whether to carry the final `(h, c)` of each call into the
+            next one (see above). Needs a static batch size.
         input_kernel_initializer: Initializer for `input_kernel`.
             Default `"glorot_uniform"`.
         hidden_kernel_initializer: Initializer for `hidden_kernel`.
@@ -101,14 +125,15 @@ class TrellisBlock(keras.layers.Layer):
         bias_regularizer: Regularizers of the matching weights.
         input_kernel_constraint, hidden_kernel_constraint, bias_constraint:
             Constraints of the matching weights.
-        seed: Random seed for dropout.
+        seed: Random seed for dropout and weight dropout.
         **kwargs: Base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
         sequences: `(batch, time, features)`.
         initial_state: Optional `[h_0, c_0]`, each `(batch, hidden_units)`:
-            the history that fills the causal padding.
-        training: Python boolean; enables dropout.
+            the history that fills the causal padding. When given, it
+            overrides the stored state of a stateful block.
+        training: Python boolean; enables dropout and weight dropout.
 
     Returns:
         `output` `(batch, time, output_units)`; then, if `aux_frequency`,
@@ -123,6 +148,12 @@ class TrellisBlock(keras.layers.Layer):
                          return_state=True)
     y, h, c = block(x[:, :50])            # (8, 50, 10)
     y2, h, c = block(x[:, 50:], initial_state=[h, c])  # history repackaging
+
+    stateful = TrellisBlock(64, 10, num_levels=8, stateful=True,
+                            weight_dropout=0.2)
+    y1 = stateful(x[:, :50])
+    y2 = stateful(x[:, 50:])              # continues from y1's final (h, c)
+    stateful.reset_states()               # back to zeros
     ```
     """
 
@@ -137,6 +168,8 @@ class TrellisBlock(keras.layers.Layer):
         weight_norm=True,
         aux_frequency=None,
         return_state=False,
+        weight_dropout=0.0,
+        stateful=False,
         input_kernel_initializer="glorot_uniform",
         hidden_kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
@@ -161,6 +194,7 @@ class TrellisBlock(keras.layers.Layer):
         validation.positive_int("kernel_size", kernel_size)
         dilations = validation.positive_int_sequence("dilations", dilations)
         validation.rate("dropout", dropout)
+        validation.rate("weight_dropout", weight_dropout)
         if aux_frequency is not None:
             validation.positive_int("aux_frequency", aux_frequency)
             if aux_frequency >= num_levels:
@@ -179,6 +213,9 @@ class TrellisBlock(keras.layers.Layer):
         self.weight_norm = bool(weight_norm)
         self.aux_frequency = None if aux_frequency is None else int(aux_frequency)
         self.return_state = bool(return_state)
+        self.weight_dropout = float(weight_dropout)
+        self.stateful = bool(stateful)
+        self.state_h = self.state_c = None
 
         self.input_kernel_initializer = initializers.get(input_kernel_initializer)
         self.hidden_kernel_initializer = initializers.get(hidden_kernel_initializer)
@@ -261,6 +298,21 @@ class TrellisBlock(keras.layers.Layer):
             )
             self.input_kernel_gain.assign(_channel_norm(self.input_kernel))
             self.hidden_kernel_gain.assign(_channel_norm(self.hidden_kernel))
+        if self.stateful:
+            batch = sequences_shape[0]
+            if batch is None:
+                raise ValueError(
+                    "A stateful TrellisBlock needs a static batch size (e.g. "
+                    "keras.Input(..., batch_size=B)); got input shape "
+                    f"{tuple(sequences_shape)}."
+                )
+            self.state_h, self.state_c = (
+                self.add_weight(
+                    shape=(int(batch), self.hidden_units), name=name,
+                    initializer="zeros", trainable=False,
+                )
+                for name in ("state_h", "state_c")
+            )
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         batch, steps = sequences_shape[0], sequences_shape[1]
@@ -278,8 +330,13 @@ class TrellisBlock(keras.layers.Layer):
         validation.rank(
             "TrellisBlock inputs", sequences.shape, 3, "(batch, time, features)"
         )
-        h0, c0 = self._initial_state(sequences, initial_state)
+        if self.stateful and initial_state is None:
+            h0, c0 = self._stored_state(sequences)
+        else:
+            h0, c0 = self._initial_state(sequences, initial_state)
         input_kernel, hidden_kernel = self._kernels()
+        if training and self.weight_dropout > 0:
+            hidden_kernel = self._drop_connect(hidden_kernel)
         injected = {  # conv_x(x) + b, once per distinct dilation
             d: _causal_conv(sequences, input_kernel, d, pad=None) + self.bias
             for d in sorted(set(self.dilations))
@@ -298,6 +355,9 @@ class TrellisBlock(keras.layers.Layer):
         outputs = [h[..., -self.output_units :]]
         if self.aux_frequency is not None:
             outputs.append(ops.stack(aux, axis=2))
+        if self.stateful:  # history repackaging: no gradient into the past
+            self.state_h.assign(ops.cast(ops.stop_gradient(h[:, -1]), self.state_h.dtype))
+            self.state_c.assign(ops.cast(ops.stop_gradient(c[:, -1]), self.state_c.dtype))
         if self.return_state:
             outputs += [h[:, -1], c[:, -1]]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
@@ -318,6 +378,35 @@ class TrellisBlock(keras.layers.Layer):
             self.input_kernel_gain * self.input_kernel / _channel_norm(self.input_kernel),
             self.hidden_kernel_gain * self.hidden_kernel / _channel_norm(self.hidden_kernel),
         )
+
+    def _drop_connect(self, kernel):
+        """DropConnect: one mask over the whole hidden kernel for this call."""
+        kernel = ops.convert_to_tensor(kernel)  # a Variable when weight_norm=False
+        return keras.random.dropout(kernel, self.weight_dropout, seed=self.seed_generator)
+
+    def _stored_state(self, sequences):
+        batch = sequences.shape[0]
+        expected = self.state_h.shape[0]
+        if batch is not None and batch != expected:
+            raise ValueError(
+                f"A stateful TrellisBlock was built for batch size {expected}; "
+                f"got a batch of {batch}. Use batches of exactly {expected} rows "
+                "(drop_remainder=True)."
+            )
+        # A copy, so that the assignment at the end of the call does not
+        # modify a tensor the backward pass still needs (PyTorch).
+        return tuple(
+            ops.cast(ops.copy(ops.convert_to_tensor(v)), self.compute_dtype)
+            for v in (self.state_h, self.state_c)
+        )
+
+    def reset_states(self):
+        """Zeroes the stored `(h, c)` of a stateful block."""
+        for variable in (self.state_h, self.state_c):
+            if variable is not None:
+                variable.assign(ops.zeros(variable.shape, dtype=variable.dtype))
+
+    reset_state = reset_states
 
     def _dropout_mask(self, like):
         ones = ops.ones_like(like)[:, None, :]  # (batch, 1, hidden): shared over time
@@ -427,6 +516,8 @@ class TrellisBlock(keras.layers.Layer):
             "weight_norm": self.weight_norm,
             "aux_frequency": self.aux_frequency,
             "return_state": self.return_state,
+            "weight_dropout": self.weight_dropout,
+            "stateful": self.stateful,
             "seed": self.seed,
         }
         config.update(validation.weight_options_config(self, ("input_kernel", "hidden_kernel", "bias")))

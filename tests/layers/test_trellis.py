@@ -470,3 +470,130 @@ def test_bad_inputs():
         layer(x, initial_state=np.zeros((2, 4), "float32"))
     with pytest.raises(ValueError, match="rank 3"):
         layer(np.zeros((2, 5, 3, 1), "float32"))
+
+
+# ---------------------------------------------------------------------------
+# Weight dropout (DropConnect on the hidden kernel)
+# ---------------------------------------------------------------------------
+def _weight_dropout_pair(rng, rate=0.5):
+    """Two identical blocks with the same seed: `probe` draws the kernel
+    masks that `layer` will use, in the same order."""
+    kwargs = dict(weight_dropout=rate, weight_norm=False, dilations=(1, 2), seed=5,
+                  return_state=True)
+    layer, probe = TrellisBlock(5, 3, 4, **kwargs), TrellisBlock(5, 3, 4, **kwargs)
+    weights = random_weights(rng, 2, 5, 2, False)
+    for block in (layer, probe):
+        block.build((None, None, 2))
+        set_weights(block, weights)
+    return layer, probe, weights
+
+
+def test_weight_dropout_one_kernel_mask_per_call_shared_by_all_levels(rng):
+    rate = 0.5
+    layer, probe, weights = _weight_dropout_pair(rng, rate)
+    x = rng.normal(size=(2, 9, 2)).astype("float32")
+    W = weights["hidden_kernel"]
+    masks = []
+    for _ in range(2):
+        dropped = to_numpy(probe._drop_connect(probe.hidden_kernel))
+        kept = dropped != 0
+        assert 0.2 < kept.mean() < 0.8
+        np.testing.assert_allclose(dropped[kept], W[kept] / (1 - rate), rtol=1e-6)
+        masks.append(kept)
+        # The numpy reference with this one dropped kernel at EVERY level.
+        ref = reference_trellis(
+            x.astype("float64"), {**weights, "hidden_kernel": dropped.astype("float64")},
+            4, (1, 2),
+        )
+        y, h, c = layer(x, training=True)
+        np.testing.assert_allclose(to_numpy(y), ref[-1][0][..., -3:], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(to_numpy(c), ref[-1][1][:, -1], rtol=1e-5, atol=1e-6)
+    assert (masks[0] != masks[1]).any()  # a new mask per call
+
+
+def test_weight_dropout_is_the_identity_at_inference(rng):
+    layer, _, weights = _weight_dropout_pair(rng)
+    plain = TrellisBlock(5, 3, 4, weight_norm=False, dilations=(1, 2))
+    plain.build((None, None, 2))
+    set_weights(plain, weights)
+    x = rng.normal(size=(2, 9, 2)).astype("float32")
+    expected = to_numpy(plain(x))
+    np.testing.assert_allclose(to_numpy(layer(x)[0]), expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(to_numpy(layer(x, training=False)[0]), expected, rtol=1e-6, atol=1e-6)
+    assert np.abs(to_numpy(layer(x, training=True)[0]) - expected).max() > 1e-4
+
+
+# ---------------------------------------------------------------------------
+# Stateful mode: history repackaging across calls
+# ---------------------------------------------------------------------------
+def _stateful_pair(rng, batch=3):
+    kwargs = dict(dilations=(1, 2), bias_initializer="random_normal")
+    stateful = TrellisBlock(6, 3, 3, stateful=True, **kwargs)
+    plain = TrellisBlock(6, 3, 3, return_state=True, **kwargs)
+    stateful.build((batch, None, 2))
+    plain.build((batch, None, 2))
+    for name in WEIGHT_NAMES + GAIN_NAMES:
+        getattr(plain, name).assign(getattr(stateful, name))
+    return stateful, plain
+
+
+def test_stateful_halves_equal_passing_the_first_halfs_state(rng):
+    x = rng.normal(size=(3, 10, 2)).astype("float32")
+    stateful, plain = _stateful_pair(rng)
+    first, h1, c1 = plain(x[:, :4])
+    second, h2, c2 = plain(x[:, 4:], initial_state=[h1, c1])
+    tol = dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(to_numpy(stateful(x[:, :4])), to_numpy(first), **tol)
+    np.testing.assert_allclose(to_numpy(stateful.state_h), to_numpy(h1), **tol)
+    np.testing.assert_allclose(to_numpy(stateful.state_c), to_numpy(c1), **tol)
+    np.testing.assert_allclose(to_numpy(stateful(x[:, 4:])), to_numpy(second), **tol)
+    np.testing.assert_allclose(to_numpy(stateful.state_h), to_numpy(h2), **tol)
+    np.testing.assert_allclose(to_numpy(stateful.state_c), to_numpy(c2), **tol)
+    # The history matters, and reset_states() goes back to a zero history.
+    assert np.abs(to_numpy(second) - to_numpy(plain(x[:, 4:])[0])).max() > 1e-4
+    stateful.reset_states()
+    np.testing.assert_array_equal(to_numpy(stateful.state_h), 0.0)
+    np.testing.assert_array_equal(to_numpy(stateful.state_c), 0.0)
+    np.testing.assert_allclose(to_numpy(stateful(x[:, :4])), to_numpy(first), **tol)
+    # An explicit initial_state overrides the stored one.
+    np.testing.assert_allclose(
+        to_numpy(stateful(x[:, 4:], initial_state=[h1, c1])), to_numpy(second), **tol
+    )
+
+
+def test_stateful_in_a_compiled_fit_carries_the_state(rng):
+    """The state update survives XLA (TensorFlow, JAX) and PyTorch training."""
+    batch = 4
+    x = rng.normal(size=(batch * 2, 6, 2)).astype("float32")
+    y = rng.normal(size=(batch * 2, 6, 1)).astype("float32")
+    model = keras.Sequential([
+        keras.Input((6, 2), batch_size=batch),
+        TrellisBlock(5, 2, 2, stateful=True, dropout=0.1, weight_dropout=0.2, seed=1),
+        keras.layers.Dense(1),
+    ])
+    model.compile(optimizer="adam", loss="mse", jit_compile=support.backend_has_xla())
+    model.fit(x, y, batch_size=batch, epochs=1, shuffle=False, verbose=0)
+    block = model.layers[0]
+    assert np.abs(to_numpy(block.state_h)).max() > 0
+    assert len(block.non_trainable_weights) == 2
+
+
+def test_stateful_needs_a_fixed_batch():
+    layer = TrellisBlock(4, 2, 2, stateful=True)
+    with pytest.raises(ValueError, match="static batch size"):
+        layer.build((None, 5, 3))
+    layer = TrellisBlock(4, 2, 2, stateful=True)
+    layer(np.zeros((2, 5, 3), "float32"))
+    with pytest.raises(ValueError, match="batch size 2"):
+        layer(np.zeros((3, 5, 3), "float32"))
+
+
+def test_new_options_config_round_trip_and_errors():
+    layer = TrellisBlock(7, 3, 5, weight_dropout=0.25, stateful=True, seed=4)
+    config = layer.get_config()
+    assert config["weight_dropout"] == 0.25 and config["stateful"] is True
+    assert TrellisBlock.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="weight_dropout"):
+        TrellisBlock(8, 4, 3, weight_dropout=1.0)
+    with pytest.raises(ValueError, match="weight_dropout"):
+        TrellisBlock(8, 4, 3, weight_dropout=-0.1)
