@@ -8,6 +8,7 @@ import keras
 
 from keras_seq import metrics
 from keras_seq.layers import SCRBM
+from keras_seq.zoo.trellis_builders import trellisnet_model  # noqa: F401  (TrellisNet recipes)
 
 RECURRENT = {
     "simple_rnn": keras.layers.SimpleRNN,
@@ -110,4 +111,76 @@ def labelling_model(
         return compile_model(trainer), compile_model(predictor)
     outputs = keras.layers.Dense(num_classes, name="classes")(recurrent_layer(kind, units, l2)(features))
     model = compile_model(keras.Model(x, outputs, name=f"{kind}_labeller"))
+    return model, model
+
+
+def _masked_input(input_shape, vocabulary_size, embedding_dim, padded):
+    """Model input and its step features, carrying a Keras mask of the real
+    steps when the batches are `padded` (token id 0 or an all-zero vector is
+    padding, as keras_seq.data pipelines pad)."""
+    if vocabulary_size is None:
+        x = keras.Input((None,) + tuple(input_shape))
+        return x, (keras.layers.Masking(0.0, name="padding")(x) if padded else x)
+    x = keras.Input((None,), dtype="int32")
+    return x, keras.layers.Embedding(vocabulary_size, embedding_dim, mask_zero=padded, name="embedding")(x)
+
+
+def conv_text_model(
+    task="labelling", num_classes=2, input_shape=(), vocabulary_size=None, filters=100,
+    widths=(3, 5), embedding_dim=64, learning_rate=1e-3, l2=0.0,
+):
+    """Convolutional text baseline (Favre's CNN-for-text slides; Kim 2014):
+    embeddings, n-gram convolutions of several widths, then
+
+    - `task="classification"` (one label per sequence): max-pooling over the
+      real steps and a softmax layer;
+    - any per-step task (`"labelling"`): no pooling, a softmax layer at every
+      position over its centred windows (the window approach).
+
+    Padding (id 0 / zero vectors) is masked for per-step tasks; per-sequence
+    batches are never padded by keras_seq.data (equal lengths), and token
+    inputs are masked in both cases.
+
+    Args:
+        task: A `DatasetInfo.task`: `"classification"` pools; others label steps.
+        num_classes: Classes per sequence or per step.
+        input_shape: Shape of one step of vector inputs; `()` for tokens.
+        vocabulary_size: Token vocabulary (ids in `[0, size)`), or None.
+        filters: Filters per width.
+        widths: Window widths (n-gram lengths).
+        embedding_dim: Embedding size for token inputs.
+        learning_rate: Adam learning rate.
+        l2: L2 penalty on the convolution kernels.
+
+    Returns:
+        `(model, model)`, compiled: logits, sparse cross-entropy; `accuracy`
+        for classification, the masked `sequence_error` and
+        `bits_per_event` otherwise.
+
+    Example:
+
+    >>> model, _ = conv_text_model("labelling", num_classes=5, vocabulary_size=100)
+    >>> model.predict(np.ones((2, 7), "int32"), verbose=0).shape
+    (2, 7, 5)
+    """
+    per_sequence = task == "classification"
+    x, features = _masked_input(
+        input_shape, vocabulary_size, embedding_dim, padded=vocabulary_size is not None or not per_sequence
+    )
+    from keras_seq.layers import MaskedGlobalMaxPooling1D
+    from keras_seq.layers import NgramConvolution
+
+    regularizer = keras.regularizers.L2(l2) if l2 else None
+    ngrams = NgramConvolution(filters, widths, kernel_regularizer=regularizer, name="ngrams")(features)
+    if per_sequence:
+        ngrams = MaskedGlobalMaxPooling1D(name="max_over_time")(ngrams)
+    outputs = keras.layers.Dense(num_classes, name="classes")(ngrams)
+    model = keras.Model(x, outputs, name="conv_classifier" if per_sequence else "conv_labeller")
+    model.compile(
+        optimizer=_optimizer(learning_rate),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")] if per_sequence else None,
+        weighted_metrics=None if per_sequence else [
+            metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True)],
+    )
     return model, model

@@ -2,8 +2,8 @@
 and PNG plots (learning curve; predicted vs true piano roll)."""
 
 # Which test metric is a recipe's headline, by metric name; lower is better
-# except for accuracy.
-HEADLINE = ("frame_accuracy", "sequence_error", "bits_per_event", "loss")
+# except for the accuracies.
+HEADLINE = ("frame_accuracy", "accuracy", "sequence_error", "bits_per_event", "loss")
 
 
 def headline(record):
@@ -15,7 +15,7 @@ def headline(record):
 def _format(metric, value):
     if value is None:
         return "–"
-    if metric in ("sequence_error", "frame_accuracy"):
+    if metric in ("sequence_error", "frame_accuracy", "accuracy"):
         return f"{100 * value:.2f} %"
     return f"{value:.3f}"
 
@@ -29,11 +29,12 @@ def markdown_table(records):
         metric = headline(r)
         paper = r["paper"]["value"] if r.get("paper") else None
         options = ", ".join(f"{k}={v}" for k, v in r["data_options"].items())
+        epochs = "–" if r["epochs_run"] is None else r["epochs_run"]  # None: not trained by epochs
         lines.append(
             f"| {r['recipe']}{' (quick)' if r['quick'] else ''} | {r['dataset']}"
             f"{' (' + options + ')' if options else ''} | {metric} | "
             f"{_format(metric, r['test'].get(metric))} | {_format(metric, paper)} | "
-            f"{r['parameters']:,} | {r['epochs_run']} | {r['wall_seconds']} | {r['hardware']} |"
+            f"{r['parameters']:,} | {epochs} | {r['wall_seconds']} | {r['hardware']} |"
         )
     return "\n".join(lines)
 

@@ -10,12 +10,19 @@ import numpy as np
 
 import keras_seq.data as data
 from keras_seq.zoo import builders
+from keras_seq.zoo import callbacks as zoo_callbacks
 from keras_seq.zoo import report
 
 QUICK_SEQUENCES = 12
 
 
+QUICK_STREAM_TOKENS = 5000  # a language-model stream (PTB) is one sequence: cut it
+
+
 def _quick(sequences):
+    if len(sequences) == 1:
+        return data.Sequences([sequences.inputs[0][:QUICK_STREAM_TOKENS]],
+                              [sequences.targets[0][:QUICK_STREAM_TOKENS]])
     return data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])
 
 
@@ -42,11 +49,18 @@ def build(recipe, quick=False, data_dir=None):
         train = data.load_arrays(recipe.dataset, "train", data_dir=data_dir, **recipe.data_options)
         model = builders.pretrained_lmn_model(_quick(train) if quick else train, **arguments)
         return model, arguments
-    if recipe.builder == "labelling_model":
+    if recipe.builder in ("labelling_model", "conv_text_model"):
         arguments.update(
             num_classes=info.num_classes,
             input_shape=info.input_shape,
             vocabulary_size=info.vocabulary_size,
+        )
+    if recipe.builder == "conv_text_model":  # pools over time for per-sequence labels
+        arguments.update(task=info.task)
+    if recipe.builder == "trellisnet_model":  # head by task; stateful needs the batch size
+        arguments.update(
+            task=info.task, num_classes=info.num_classes, input_shape=info.input_shape,
+            vocabulary_size=info.vocabulary_size, batch_size=recipe.batch_size,
         )
     return getattr(builders, recipe.builder)(**arguments), arguments
 
@@ -54,6 +68,10 @@ def build(recipe, quick=False, data_dir=None):
 def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
     """Test metrics of a saved predictor (`keras-seq train` writes
     `<output>/<recipe>.keras`) on one split of the recipe's dataset."""
+    if recipe.builder == "ngram_model":
+        from keras_seq.zoo import train_ngram
+
+        raise ValueError(train_ngram.NO_SAVED_MODEL.format(name=recipe.name))
     model = keras.saving.load_model(model_path)
     dataset = _dataset(recipe, split, data_dir, quick)
     if recipe.teacher_forcing:
@@ -61,32 +79,49 @@ def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
     return {k: float(v) for k, v in model.evaluate(dataset, return_dict=True, verbose=0).items()}
 
 
-def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2):
-    """Trains and evaluates one recipe; returns its result record."""
+def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2,
+        max_seconds=None):
+    """Trains and evaluates one recipe; returns its result record.
+
+    Training ends at early stopping, after `epochs` (default: the recipe's),
+    or at the end of the first epoch past `max_seconds` of training time."""
+    if recipe.builder == "ngram_model":  # counts, not a Keras model
+        from keras_seq.zoo import train_ngram
+
+        return train_ngram.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed)
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
     train = _dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed)
     valid = _dataset(recipe, recipe.valid_split, data_dir, quick) if recipe.valid_split else None
     test = _dataset(recipe, "test", data_dir, quick)
     (trainer, predictor), arguments = build(recipe, quick, data_dir)
-    callbacks = []
+    if getattr(trainer, "dataset_map", None):  # e.g. deep supervision: targets per output
+        train = train.map(trainer.dataset_map)
+        valid = None if valid is None else valid.map(trainer.dataset_map)
+    extra_callbacks = list(getattr(trainer, "extra_callbacks", []))  # e.g. stateful resets
+    callbacks = list(extra_callbacks)
     if valid is not None:
         callbacks.append(
-            keras.callbacks.EarlyStopping(
-                monitor=recipe.monitor, mode=recipe.monitor_mode, patience=recipe.patience,
-                restore_best_weights=True,
-            )
+            zoo_callbacks.early_stopping(recipe.monitor, recipe.monitor_mode, recipe.patience, recipe.check_every)
         )
+    budget = zoo_callbacks.TimeBudget(max_seconds) if max_seconds else None
+    if budget is not None:
+        callbacks.append(budget)
     epochs = epochs or (1 if quick else recipe.epochs)
-    history = trainer.fit(train, validation_data=valid, epochs=epochs, callbacks=callbacks, verbose=verbose)
+    history = trainer.fit(
+        train, validation_data=valid, validation_freq=recipe.check_every, epochs=epochs, callbacks=callbacks,
+        verbose=verbose,
+    )
     test_for_predictor = test.map(lambda x, y, w: (x[0], y, w)) if recipe.teacher_forcing else test
-    scores = predictor.evaluate(test_for_predictor, return_dict=True, verbose=0)
+    scores = predictor.evaluate(test_for_predictor, return_dict=True, verbose=0, callbacks=extra_callbacks)
     record = {
         "recipe": recipe.name,
         "dataset": recipe.dataset,
         "data_options": recipe.data_options,
         "model": {"builder": recipe.builder, **arguments},
         "epochs_run": len(history.history["loss"]),
+        "max_seconds": max_seconds,
+        "stopped_by_time_budget": bool(budget and budget.stopped),
         "seed": seed,
         "quick": quick,
         "test": {k: float(v) for k, v in scores.items()},

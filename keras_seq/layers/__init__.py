@@ -2,8 +2,18 @@
 
 from keras_seq.layers.linear_memory import LMN
 from keras_seq.layers.linear_memory import LinearMemoryCell
+from keras_seq.layers.ngram_convolution import MaskedGlobalMaxPooling1D
+from keras_seq.layers.ngram_convolution import NgramConvolution
 from keras_seq.layers.scrbm import SCRBM
 from keras_seq.layers.scrbm import SCRBMCell
 from keras_seq.layers.trellis import TrellisBlock
 
-__all__ = ["LMN", "LinearMemoryCell", "SCRBM", "SCRBMCell", "TrellisBlock"]
+__all__ = [
+    "LMN",
+    "LinearMemoryCell",
+    "MaskedGlobalMaxPooling1D",
+    "NgramConvolution",
+    "SCRBM",
+    "SCRBMCell",
+    "TrellisBlock",
+]

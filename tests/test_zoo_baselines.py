@@ -1,0 +1,224 @@
+"""The zoo's baselines: the convolutional text model (masked n-gram
+convolutions), the count-based n-gram melody model, and the SCRBM paper's
+periodic early stopping; plus `keras-seq train --quick` for each kind."""
+
+import json
+import math
+
+import keras
+import numpy as np
+import pytest
+
+from keras_seq.layers import MaskedGlobalMaxPooling1D
+from keras_seq.layers import NgramConvolution
+from keras_seq.zoo import builders
+from keras_seq.zoo import ngram
+from keras_seq.zoo.callbacks import PeriodicEarlyStopping
+
+
+def _numpy(x):
+    return keras.ops.convert_to_numpy(x)
+
+
+# --- convolutional text model ---------------------------------------------
+
+
+def test_ngram_convolution_ignores_whatever_fills_padded_steps(rng):
+    layer = NgramConvolution(3, widths=(2, 3, 4))
+    x = rng.normal(size=(2, 9, 5)).astype("float32")
+    mask = np.arange(9)[None, :] < np.array([[6], [9]])
+    garbage = np.where(mask[..., None], x, rng.normal(scale=100.0, size=x.shape)).astype("float32")
+    zeros = np.where(mask[..., None], x, 0.0).astype("float32")
+    out_garbage = _numpy(layer(garbage, mask=mask))
+    out_zeros = _numpy(layer(zeros, mask=mask))
+    np.testing.assert_allclose(out_garbage, out_zeros, atol=1e-5)
+    assert out_garbage.shape == (2, 9, 9)
+    assert np.all(out_garbage[0, 6:] == 0.0)
+
+
+def test_conv_labeller_real_steps_do_not_see_padding():
+    model, _ = builders.conv_text_model("labelling", num_classes=4, vocabulary_size=20, filters=3, widths=(2, 3, 5))
+    sentence = np.array([[3, 7, 2, 9, 4]], "int32")
+    padded = np.concatenate([sentence, np.zeros((1, 4), "int32")], axis=1)
+    np.testing.assert_allclose(_numpy(model(padded))[:, :5], _numpy(model(sentence)), atol=1e-5)
+
+    vectors, _ = builders.conv_text_model("labelling", num_classes=4, input_shape=(6,), filters=3)
+    letters = np.random.default_rng(1).uniform(0.1, 1.0, (1, 5, 6)).astype("float32")
+    padded_letters = np.concatenate([letters, np.zeros((1, 3, 6), "float32")], axis=1)
+    np.testing.assert_allclose(_numpy(vectors(padded_letters))[:, :5], _numpy(vectors(letters)), atol=1e-5)
+
+
+def test_max_over_time_ignores_padded_steps(rng):
+    x = rng.normal(size=(3, 6, 4)).astype("float32")
+    lengths = np.array([2, 6, 0])
+    mask = np.arange(6)[None, :] < lengths[:, None]
+    x[0, 2:] = 1e6  # huge values on padded steps must not win the max
+    pooled = _numpy(MaskedGlobalMaxPooling1D()(x, mask=mask))
+    np.testing.assert_allclose(pooled[0], x[0, :2].max(axis=0))
+    np.testing.assert_allclose(pooled[1], x[1].max(axis=0))
+    np.testing.assert_array_equal(pooled[2], np.zeros(4))  # no real step
+
+    classifier, _ = builders.conv_text_model("classification", num_classes=3, vocabulary_size=20, filters=3)
+    sentence = np.array([[3, 7, 2, 9]], "int32")
+    padded = np.concatenate([sentence, np.zeros((1, 5), "int32")], axis=1)
+    assert _numpy(classifier(padded)).shape == (1, 3)
+    np.testing.assert_allclose(_numpy(classifier(padded)), _numpy(classifier(sentence)), atol=1e-5)
+
+
+# --- n-gram model ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("smoothing", ["witten_bell", "add_k"])
+def test_ngram_probabilities_sum_to_one(smoothing, rng):
+    inputs = [rng.integers(1, 6, size=n) for n in (5, 9, 14)]
+    targets = [rng.integers(0, 5, size=len(x)) for x in inputs]
+    counts = ngram.NgramModel(5, order=4).fit(inputs, targets)
+    for order in (1, 2, 3, 4):
+        model = counts.with_smoothing(order, smoothing, 0.3)
+        for _ in range(20):  # random contexts: seen, unseen, with START
+            context = tuple(rng.choice([ngram.START, 1, 2, 3, 4, 5, 7], size=3))
+            p = model.distribution(context)
+            assert p.shape == (5,) and np.all(p > 0)
+            assert math.isclose(p.sum(), 1.0, rel_tol=1e-12)
+
+
+def test_ngram_bits_per_event_by_hand():
+    # One training melody 0 1 0 1 as next-step pairs: inputs 0 1 0, targets 1 0 1.
+    model = ngram.NgramModel(3, order=2, smoothing="witten_bell").fit([np.array([0, 1, 0])], [np.array([1, 0, 1])])
+    V = 3
+    # Unigram level: counts of the targets, c = [1, 2, 0], 3 events, 2 distinct.
+    unigram = (np.array([1, 2, 0]) + 2 * np.full(V, 1 / V)) / (3 + 2)
+    # After input 0 the targets were 1, 1 (2 events, 1 distinct); after 1: 0.
+    after_0 = (np.array([0, 2, 0]) + 1 * unigram) / (2 + 1)
+    after_1 = (np.array([1, 0, 0]) + 1 * unigram) / (1 + 1)
+    np.testing.assert_allclose(model.distribution((0,)), after_0)
+    np.testing.assert_allclose(model.distribution((1,)), after_1)
+    # Test melody 0 1 2 0: input 2 was never seen, so P(. | 2) backs off.
+    scores = ngram.evaluate(model, [np.array([0, 1, 2])], [np.array([1, 0, 0])])
+    expected_bits = -(np.log2(after_0[1]) + np.log2(after_1[0]) + np.log2(unigram[0])) / 3
+    assert math.isclose(scores["bits_per_event"], expected_bits, rel_tol=1e-12)
+    # argmax predictions 1, 0, 1 against 1, 0, 0: one wrong step in three.
+    assert math.isclose(scores["sequence_error"], 1 / 3) and math.isclose(scores["token_error"], 1 / 3)
+
+    add_k = model.with_smoothing(1, "add_k", 0.5)  # plain add-k: (c + k) / (N + k V)
+    np.testing.assert_allclose(add_k.distribution(()), (np.array([1, 2, 0]) + 0.5) / (3 + 0.5 * V))
+
+
+def test_ngram_unseen_contexts_back_off(rng):
+    inputs = [rng.integers(1, 4, size=12)]
+    targets = [rng.integers(0, 3, size=12)]
+    counts = ngram.NgramModel(3, order=3).fit(inputs, targets)
+    trigram, unigram = counts.with_smoothing(3, "witten_bell"), counts.with_smoothing(1, "witten_bell")
+    np.testing.assert_allclose(trigram.distribution((9, 9)), unigram.distribution(()))  # 9 never seen
+    bigram = counts.with_smoothing(2, "witten_bell")
+    np.testing.assert_allclose(trigram.distribution((9, int(inputs[0][0]))), bigram.distribution((int(inputs[0][0]),)))
+    assert counts.count_entries() == sum(np.count_nonzero(r) for t in counts.counts for r in t.values())
+
+
+def test_ngram_selection_prefers_the_order_the_data_has():
+    from keras_seq.data import Sequences
+
+    melody = np.tile([0, 2, 4, 2], 30)  # deterministic given the last symbol
+    train = Sequences([melody[:-1] + 1], [melody[1:]])
+    model, table = ngram.select(train, train, num_classes=5, max_order=3, add_k=(0.1,))
+    assert model.order >= 2 and len(table) == 3 * 2
+
+
+# --- periodic early stopping ---------------------------------------------------
+
+
+def _marker_model():
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, use_bias=False)])
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def test_periodic_early_stopping_on_a_scripted_schedule():
+    model = _marker_model()
+    stopper = PeriodicEarlyStopping("val_error", "min", every=10, patience=5)
+    stopper.set_model(model)
+    # One value per check (epochs 10, 20, ...): best at the 2nd check; the
+    # 3rd to 7th do not improve (equal is no improvement): stop at epoch 70.
+    checks = [5.0, 3.0, 4.0, 3.0, 3.5, 3.2, 3.1, 1.0, 0.5]
+    stopper.on_train_begin()
+    last_epoch = None
+    for epoch in range(200):
+        model.set_weights([np.full((1, 1), float(epoch), "float32")])  # weights mark the epoch
+        logs = {"loss": 1.0}
+        if (epoch + 1) % 10 == 0:
+            logs["val_error"] = checks[(epoch + 1) // 10 - 1]
+        stopper.on_epoch_end(epoch, logs)
+        last_epoch = epoch
+        if model.stop_training:
+            break
+    stopper.on_train_end()
+    assert last_epoch + 1 == 70 and stopper.stopped_epoch + 1 == 70
+    assert stopper.best == 3.0 and stopper.best_epoch + 1 == 20
+    assert model.get_weights()[0][0, 0] == 19.0  # the weights after epoch 20
+
+
+def test_periodic_early_stopping_with_fit_and_validation_freq():
+    class ScriptedValidation(keras.callbacks.Callback):
+        """Replaces the measured val_loss by a scripted one."""
+
+        def __init__(self, values):
+            super().__init__()
+            self.values = iter(values)
+
+        def on_epoch_end(self, epoch, logs=None):
+            if "val_loss" in logs:
+                logs["val_loss"] = next(self.values)
+
+    model = _marker_model()
+    x, y = np.ones((4, 1), "float32"), np.ones((4, 1), "float32")
+    stopper = PeriodicEarlyStopping("val_loss", "min", every=3, patience=2)
+    history = model.fit(
+        x, y, validation_data=(x, y), validation_freq=3, epochs=30, verbose=0,
+        callbacks=[ScriptedValidation([2.0, 1.0, 1.5, 1.2, 0.1]), stopper],
+    )
+    assert len(history.history["loss"]) == 12  # checks at 3, 6 (best), 9, 12: stop
+    assert len(history.history["val_loss"]) == 4
+    with pytest.raises(ValueError, match="validation_freq=3"):
+        stopper.on_epoch_end(2, {"loss": 1.0})
+
+
+# --- the recipes through the command line ----------------------------------------
+
+
+def test_train_quick_conv_labelling_and_ngram(shared_data_dir, tmp_path, capsys):
+    from keras_seq.zoo import cli
+
+    cli.main(["train", "ocr_ms_conv", "kinderlieder_ngram", "--quick", "--data-dir", shared_data_dir,
+              "--output", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "| ocr_ms_conv (quick) | ocr_letters (protocol=ms, fold=0) | sequence_error |" in out
+    assert "| kinderlieder_ngram (quick) | kinderlieder | bits_per_event |" in out and "2.957" in out
+    conv = json.load(open(tmp_path / "ocr_ms_conv.json"))
+    assert 0.0 <= conv["test"]["sequence_error"] <= 1.0 and (tmp_path / "ocr_ms_conv.keras").exists()
+    counts = json.load(open(tmp_path / "kinderlieder_ngram.json"))
+    assert counts["test"]["bits_per_event"] > 0 and counts["parameters"] > 0
+    assert counts["model"]["order"] in (1, 2) and len(counts["selection"]) == 2 * 2
+    assert not (tmp_path / "kinderlieder_ngram.keras").exists()
+
+    with pytest.raises(SystemExit, match="no saved Keras model"):
+        cli.main(["evaluate", "kinderlieder_ngram", "--output", str(tmp_path)])
+
+
+def test_train_quick_conv_classification(tmp_path, monkeypatch, capsys):
+    from keras_seq.data import files
+    from keras_seq.data import mnist
+    from keras_seq.zoo import cli
+
+    rng = np.random.default_rng(0)
+    np.savez(  # a stand-in for mnist.npz (no download in tests)
+        tmp_path / "mnist.npz",
+        x_train=rng.integers(0, 256, (12, 28, 28), dtype="uint8"),
+        y_train=rng.integers(0, 10, 12, dtype="uint8"),
+        x_test=rng.integers(0, 256, (5, 28, 28), dtype="uint8"),
+        y_test=rng.integers(0, 10, 5, dtype="uint8"),
+    )
+    monkeypatch.setattr(mnist, "SHA256", files.sha256(str(tmp_path / "mnist.npz")))
+    cli.main(["train", "permuted_mnist_conv", "--quick", "--data-dir", str(tmp_path), "--output", str(tmp_path)])
+    assert "| permuted_mnist_conv (quick) | permuted_mnist | accuracy |" in capsys.readouterr().out
+    record = json.load(open(tmp_path / "permuted_mnist_conv.json"))
+    assert 0.0 <= record["test"]["accuracy"] <= 1.0 and record["epochs_run"] == 1

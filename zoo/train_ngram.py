@@ -1,0 +1,86 @@
+"""Runs an n-gram recipe (`builder="ngram_model"`): data -> counts -> order
+and smoothing chosen on the validation split -> test metrics -> the same
+result record as `train.run`. There is no Keras model: nothing is saved
+but the JSON record."""
+
+import json
+import os
+import platform
+import time
+
+import keras_seq.data as data
+from keras_seq.data import pipeline
+from keras_seq.zoo import ngram
+
+NO_SAVED_MODEL = (
+    "Recipe {name!r} is a count-based n-gram model (builder 'ngram_model'): it has no saved Keras "
+    "model to evaluate. `keras-seq train {name}` refits it in seconds and writes its test "
+    "metrics to <output>/{name}.json."
+)
+
+
+def _split(recipe, split, data_dir, quick):
+    from keras_seq.zoo.train import QUICK_SEQUENCES
+
+    sequences = data.load_arrays(recipe.dataset, split, data_dir=data_dir, **recipe.data_options)
+    if quick:
+        sequences = data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])
+    pipeline.check_sequences(sequences, data.info(recipe.dataset))
+    return sequences
+
+
+def run(recipe, data_dir=None, quick=False, output=None, seed=0):
+    """Fits, selects and tests one n-gram recipe.
+
+    Args:
+        recipe: A `Recipe` with `builder="ngram_model"`; its `model` holds
+            `max_order` and `add_k` (the grid of `ngram.select`).
+        data_dir: Data folder, as for `train.run`.
+        quick: Tiny data and grid (`recipe.quick_model`).
+        output: Folder for `<recipe>.json`, or None.
+        seed: Recorded only (counting is deterministic).
+
+    Returns:
+        The result record (same keys as `train.run`, plus `selection`: the
+        validation bits of every setting tried).
+
+    Example:
+
+    >>> record = run(recipes.get("kinderlieder_ngram"), quick=True)
+    """
+    start = time.perf_counter()
+    info = data.info(recipe.dataset)
+    if recipe.valid_split is None:
+        raise ValueError(f"Recipe {recipe.name!r}: the n-gram model chooses its order on a validation split.")
+    arguments = {**recipe.model, **(recipe.quick_model if quick else {})}
+    train = _split(recipe, "train", data_dir, quick)
+    valid = _split(recipe, recipe.valid_split, data_dir, quick)
+    test = _split(recipe, "test", data_dir, quick)
+    model, selection = ngram.select(
+        train, valid, info.num_classes, max_order=arguments["max_order"], add_k=arguments["add_k"]
+    )
+    scores = ngram.evaluate(model, test.inputs, test.targets)
+    record = {
+        "recipe": recipe.name,
+        "dataset": recipe.dataset,
+        "data_options": recipe.data_options,
+        "model": {"builder": recipe.builder, **arguments, "order": model.order,
+                  "smoothing": model.smoothing, "k": model.k if model.smoothing == "add_k" else None},
+        "epochs_run": None,
+        "seed": seed,
+        "quick": quick,
+        "test": scores,
+        "paper": None if recipe.paper is None else {
+            "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
+        "pretraining": None,
+        "parameters": model.count_entries(),
+        "wall_seconds": round(time.perf_counter() - start, 1),
+        "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, numpy (no Keras backend)",
+        "history": {},
+        "selection": selection,
+    }
+    if output:
+        os.makedirs(output, exist_ok=True)
+        with open(os.path.join(output, f"{recipe.name}.json"), "w") as f:
+            json.dump(record, f, indent=2)
+    return record
