@@ -35,6 +35,7 @@ def _train(args):
         train.run(
             recipes.get(name), data_dir=args.data_dir, epochs=args.epochs, quick=args.quick,
             output=args.output, seed=args.seed, verbose=1 if args.verbose else 2,
+            max_seconds=args.max_seconds,
         )
         for name in args.recipes
     ]
@@ -52,8 +53,13 @@ def _evaluate(args):
     from keras_seq.zoo import recipes
     from keras_seq.zoo import train
 
+    recipe = recipes.get(args.recipe)
+    if recipe.builder == "ngram_model":
+        from keras_seq.zoo import train_ngram
+
+        sys.exit("keras-seq evaluate: " + train_ngram.NO_SAVED_MODEL.format(name=recipe.name))
     path = args.model or os.path.join(args.output, f"{args.recipe}.keras")
-    scores = train.evaluate(recipes.get(args.recipe), path, args.data_dir, args.quick, args.split)
+    scores = train.evaluate(recipe, path, args.data_dir, args.quick, args.split)
     print(json.dumps({"recipe": args.recipe, "model": path, "split": args.split, **scores}, indent=2))
 
 
@@ -61,6 +67,18 @@ def _quickstart(args):
     from keras_seq.zoo import quickstart
 
     quickstart.run(args)
+
+
+def _results(args):
+    from keras_seq.zoo import results
+
+    results.run(args, args.command_line)
+
+
+def _tune(args):
+    from keras_seq.tuning import cli as tuning_cli
+
+    tuning_cli.run(args)
 
 
 def main(argv=None):
@@ -77,6 +95,8 @@ def main(argv=None):
         sub.add_argument("--output", default="runs", help="folder for .keras, JSON and PNG files")
         sub.add_argument("--markdown", default=None, help="also write the table to this file")
         sub.add_argument("--seed", type=int, default=0)
+        sub.add_argument("--max-seconds", type=float, default=None,
+                         help="stop training after the first epoch past this wall time")
         sub.add_argument("--verbose", action="store_true", help="Keras progress bar per step")
         sub.set_defaults(run=_train)
     evaluate = commands.add_parser("evaluate", help="evaluate a trained recipe's saved model")
@@ -87,12 +107,23 @@ def main(argv=None):
     evaluate.add_argument("--split", default="test")
     evaluate.add_argument("--quick", action="store_true")
     evaluate.set_defaults(run=_evaluate)
+    results = commands.add_parser("results", help="measure every CPU-feasible recipe into RESULTS.md")
+    from keras_seq.zoo import results as results_module
+
+    results_module.add_arguments(results)
+    results.set_defaults(run=_results)
     quick = commands.add_parser("quickstart", help="SCRBM vs LSTM on a download-free labelling task")
     from keras_seq.zoo import quickstart
 
     quickstart.add_arguments(quick)
     quick.set_defaults(run=_quickstart)
+    tune = commands.add_parser("tune", help="resumable KerasTuner search over a recipe (needs keras-tuner)")
+    from keras_seq.tuning import cli as tuning_cli
+
+    tuning_cli.add_arguments(tune)
+    tune.set_defaults(run=_tune)
     args = parser.parse_args(argv)
+    args.command_line = "keras-seq " + " ".join(sys.argv[1:] if argv is None else argv)
     args.run(args)
 
 

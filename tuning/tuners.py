@@ -1,0 +1,199 @@
+"""Runs a resumable KerasTuner search over a zoo recipe and reports it.
+
+The search state is KerasTuner's own (`<directory>/<project>/oracle.json`,
+`trial_*/trial.json`): re-running the same command with the same directory
+resumes it (a trial that was running when the search was killed runs again,
+completed trials are kept), and a larger `max_trials` extends it. After the
+search, `<directory>/<project>/` also holds `best.keras` (the best trial's
+predictor), `best.json`, `trials.csv`, `trials.md` and `score_vs_<hp>.png`.
+"""
+
+import csv
+import json
+import math
+import os
+
+import keras_tuner as kt
+
+from keras_seq.tuning import hypermodels
+
+TUNERS = ("random", "bayesian", "hyperband", "grid")
+
+
+def project_name(hypermodel, tuner):
+    return f"{hypermodel.recipe.name}-{hypermodel.space.name}-{tuner}{'-quick' if hypermodel.quick else ''}"
+
+
+def make_tuner(hypermodel, tuner="random", max_trials=10, directory="runs/tuning", project_name_=None,
+               overwrite=False, seed=0, distribution_strategy=None, max_epochs=None, **kwargs):
+    """A KerasTuner tuner over `hypermodel` whose objective is its
+    predictor's validation score. `overwrite=False` (default) reloads the
+    search saved under `directory/project` if there is one."""
+    if tuner not in TUNERS:
+        raise ValueError(f"Unknown tuner {tuner!r}; known: {', '.join(TUNERS)}.")
+    if isinstance(max_trials, bool) or not isinstance(max_trials, int) or max_trials < 1:
+        raise ValueError(f"`max_trials` must be a positive integer; got {max_trials!r}.")
+    common = dict(
+        hypermodel=hypermodel, objective=hypermodel.objective, directory=directory,
+        project_name=project_name_ or project_name(hypermodel, tuner), overwrite=overwrite, seed=seed,
+        distribution_strategy=distribution_strategy, **kwargs,
+    )
+    if tuner == "hyperband":
+        result = kt.Hyperband(max_epochs=max_epochs or hypermodel.epochs, **common)
+        result.oracle.max_trials = max_trials  # Hyperband has no max_trials of its own
+        return result
+    cls = {"random": kt.RandomSearch, "bayesian": kt.BayesianOptimization, "grid": kt.GridSearch}[tuner]
+    return cls(max_trials=max_trials, **common)
+
+
+def completed_trials(tuner):
+    return [t for t in tuner.oracle.trials.values() if t.status == "COMPLETED"]
+
+
+def search(recipe, space="paper", tuner="random", max_trials=10, directory="runs/tuning", overwrite=False,
+           quick=False, epochs=None, data_dir=None, seed=0, distribution_strategy=None, overrides=None,
+           verbose=0, write=True):
+    """Builds the hypermodel and tuner, searches (resuming any saved search)
+    and writes the report. Returns a summary dict."""
+    hypermodel = hypermodels.hypermodel_for(
+        recipe, space, data_dir=data_dir, quick=quick, epochs=epochs, seed=seed, verbose=verbose,
+        **(overrides or {}),
+    )
+    search_tuner = make_tuner(
+        hypermodel, tuner, max_trials=max_trials, directory=directory, overwrite=overwrite, seed=seed,
+        distribution_strategy=distribution_strategy,
+    )
+    before = len(completed_trials(search_tuner))
+    search_tuner.search(verbose=verbose)
+    summary = summarize(search_tuner, hypermodel)
+    summary["trials_before"] = before
+    if write:
+        summary["files"] = write_report(search_tuner, hypermodel, summary)
+    return summary
+
+
+def _score(trial, objective):
+    if not trial.metrics.exists(objective.name):
+        return None
+    value = trial.metrics.get_best_value(objective.name)
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+
+
+def trial_rows(tuner, hypermodel):
+    """One dict per trial, in trial order: id, status, hyperparameters,
+    score (the objective) and the other returned metrics."""
+    objective = hypermodel.objective
+    rows = []
+    for trial_id in sorted(tuner.oracle.trials):
+        trial = tuner.oracle.trials[trial_id]
+        row = {"trial": trial_id, "status": trial.status}
+        row.update(trial.hyperparameters.values)
+        row["score"] = _score(trial, objective)
+        for name in sorted(trial.metrics.metrics):
+            if name != objective.name:
+                row[name] = trial.metrics.get_last_value(name)
+        rows.append(row)
+    return rows
+
+
+def summarize(tuner, hypermodel):
+    best = tuner.oracle.get_best_trials(1)
+    best = best[0] if best else None
+    return {
+        "recipe": hypermodel.recipe.name,
+        "family": hypermodel.family,
+        "space": hypermodel.space.name,
+        "space_source": hypermodel.space.source,
+        "grid": {k: list(v) for k, v in hypermodel.space.grid().items()},
+        "objective": {"name": hypermodel.objective.name, "direction": hypermodel.objective.direction},
+        "quick": hypermodel.quick,
+        "epochs_per_trial": hypermodel.epochs,
+        "trials_completed": len(completed_trials(tuner)),
+        "best_trial": None if best is None else best.trial_id,
+        "best_score": None if best is None else _score(best, hypermodel.objective),
+        "best_hyperparameters": None if best is None else dict(best.hyperparameters.values),
+        "project_dir": tuner.project_dir,
+    }
+
+
+def _format(value):
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return "" if value is None else str(value)
+
+
+def write_report(tuner, hypermodel, summary):
+    """best.keras, best.json, trials.csv, trials.md, score_vs_<main>.png."""
+    folder = tuner.project_dir
+    rows = trial_rows(tuner, hypermodel)
+    columns = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    files = {}
+    path = os.path.join(folder, "trials.csv")
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    files["csv"] = path
+    path = os.path.join(folder, "trials.md")
+    with open(path, "w") as f:
+        f.write(markdown_table(rows, columns, summary) + "\n")
+    files["markdown"] = path
+    if summary["best_trial"] is not None:
+        path = os.path.join(folder, "best.keras")
+        try:
+            tuner.load_model(tuner.oracle.trials[summary["best_trial"]])
+            hypermodel.predictor.save(path)
+            files["model"] = path
+        except (OSError, FileNotFoundError, ValueError) as error:  # no checkpoint (e.g. a NaN score)
+            summary["model_error"] = str(error)
+        path = os.path.join(folder, f"score_vs_{hypermodel.space.main}.png")
+        plot_scores(rows, hypermodel, path)
+        files["plot"] = path
+    path = os.path.join(folder, "best.json")
+    with open(path, "w") as f:
+        json.dump({**summary, "files": files}, f, indent=2, default=str)
+    files["json"] = path
+    return files
+
+
+def markdown_table(rows, columns, summary):
+    objective = summary["objective"]
+    lines = [
+        f"Search of `{summary['recipe']}` over the `{summary['space']}` space ({summary['space_source']}); "
+        f"score: {objective['name']} ({objective['direction']}), best trial {summary['best_trial']}.",
+        "",
+        "| " + " | ".join(columns) + " |",
+        "|" + "|".join("---" for _ in columns) + "|",
+    ]
+    for row in rows:
+        best = " **" if row["trial"] == summary["best_trial"] else ""
+        lines.append("| " + " | ".join(_format(row.get(c)) + (best if c == "score" else "") for c in columns) + " |")
+    return "\n".join(lines)
+
+
+def plot_scores(rows, hypermodel, path):
+    """Score versus the space's main hyperparameter, one point per trial."""
+    from keras_seq.zoo.report import _pyplot
+
+    plt = _pyplot()
+    main = hypermodel.space.main
+    points = [(row.get(main), row["score"]) for row in rows if row["score"] is not None]
+    order = list(hypermodel.space.grid()[main])
+    numeric = all(isinstance(v, (int, float)) for v in order)
+    figure, axis = plt.subplots(figsize=(6, 4))
+    if numeric:
+        axis.scatter([p[0] for p in points], [p[1] for p in points])
+        if order and min(order) > 0 and max(order) / min(order) > 20:
+            axis.set_xscale("log")
+    else:
+        order += [p[0] for p in points if p[0] not in order]
+        axis.scatter([order.index(p[0]) for p in points], [p[1] for p in points])
+        axis.set_xticks(range(len(order)), [str(v) for v in order], rotation=30)
+    axis.set_xlabel(main)
+    axis.set_ylabel(hypermodel.objective.name)
+    axis.set_title(f"{hypermodel.recipe.name}: {len(points)} trials ({hypermodel.space.name})")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
