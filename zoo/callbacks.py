@@ -106,9 +106,9 @@ def early_stopping(monitor, mode, patience, every=1):
 
 
 class TimeBudget(keras.callbacks.Callback):
-    """Stops training at the end of the first epoch that ends after
-    `seconds` of wall time since training began (so at least one epoch
-    runs). `stopped` tells whether the budget, not the epoch limit, ended it.
+    """Stops training at the first training step that ends after `seconds`
+    of wall time since training began; that epoch's validation still runs.
+    `stopped` tells whether the budget, not the epoch limit, ended it.
 
     Example:
 
@@ -128,7 +128,7 @@ class TimeBudget(keras.callbacks.Callback):
         self.start = time.perf_counter()
         self.stopped = False
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_train_batch_end(self, batch, logs=None):
         import time
 
         if time.perf_counter() - self.start > self.seconds:

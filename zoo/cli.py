@@ -96,7 +96,7 @@ def main(argv=None):
         sub.add_argument("--markdown", default=None, help="also write the table to this file")
         sub.add_argument("--seed", type=int, default=0)
         sub.add_argument("--max-seconds", type=float, default=None,
-                         help="stop training after the first epoch past this wall time")
+                         help="stop training at the first step past this many seconds")
         sub.add_argument("--verbose", action="store_true", help="Keras progress bar per step")
         sub.set_defaults(run=_train)
     evaluate = commands.add_parser("evaluate", help="evaluate a trained recipe's saved model")

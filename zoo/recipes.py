@@ -246,6 +246,23 @@ add(
 )
 add(
     Recipe(
+        name="ptb_char_trellisnet_cpu",
+        dataset="ptb_char",
+        builder="trellisnet_model",
+        model={"embedding_dim": 64, "hidden_units": 256, "output_units": 64, "num_levels": 24,
+               "output_dropout": 0.1, "input_dropout": 0.1, "dropout": 0.1, "weight_dropout": 0.1,
+               "aux_weight": 0.3, "aux_frequency": 8, "stateful": True, "learning_rate": 2e-3},
+        description="ptb_char_trellisnet shrunk to CPU size (width 256, 24 levels)",
+        batch_size=24,
+        monitor="val_output_bits_per_event",
+        monitor_mode="min",
+        paper=PaperNumber(1.158, "bits_per_event", _TRELLIS + " (full-size model)"),
+        quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3,
+                     "aux_frequency": 2},
+    )
+)
+add(
+    Recipe(
         name="ptb_word_trellisnet",
         dataset="ptb_word",
         builder="trellisnet_model",

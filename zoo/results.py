@@ -44,12 +44,14 @@ SECTIONS = (
         "kinderlieder_scrbm", "kinderlieder_lstm", "kinderlieder_simple_rnn", "kinderlieder_ngram",
     )),
     ("TrellisNet paper: long-memory stress tests and char-level PTB at CPU scale", (
-        "adding_trellisnet", "copy_memory_trellisnet", "ptb_char_trellisnet",
+        "adding_trellisnet", "copy_memory_trellisnet", "ptb_char_trellisnet_cpu",
     )),
 )
 
 # Recipes whose full settings need an accelerator: listed, not run here.
-GPU_SCALE = ("sequential_mnist_trellisnet", "permuted_mnist_trellisnet", "ptb_word_trellisnet")
+GPU_SCALE = (
+    "sequential_mnist_trellisnet", "permuted_mnist_trellisnet", "ptb_char_trellisnet", "ptb_word_trellisnet",
+)
 
 
 def planned_recipes(only=None):

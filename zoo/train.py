@@ -84,7 +84,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     """Trains and evaluates one recipe; returns its result record.
 
     Training ends at early stopping, after `epochs` (default: the recipe's),
-    or at the end of the first epoch past `max_seconds` of training time."""
+    or at the first training step past `max_seconds` of training time."""
     if recipe.builder == "ngram_model":  # counts, not a Keras model
         from keras_seq.zoo import train_ngram
 
