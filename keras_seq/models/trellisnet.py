@@ -166,9 +166,10 @@ def TrellisNet(
                 "Tied embeddings need `output_units == embedding_dim`; got "
                 f"output_units={output_units!r}, embedding_dim={embedding_dim!r}."
             )
-        embedding = keras.layers.ReversibleEmbedding(
-            vocab_size, embedding_dim, tie_weights=tied, name="embedding"
-        )
+        if tied:
+            embedding = keras.layers.ReversibleEmbedding(vocab_size, embedding_dim, name="embedding")
+        else:  # a ReversibleEmbedding would hold an unused output matrix
+            embedding = keras.layers.Embedding(vocab_size, embedding_dim, name="embedding")
         x = embedding(inputs)
         if embedding_dropout:
             x = EmbeddingDropout(

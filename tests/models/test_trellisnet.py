@@ -198,6 +198,8 @@ def test_mixture_layers_config_and_untied_head(rng):
     assert tuple(out["aux"].shape) == (2, 3, 1, 9)
     for key in ("output", "aux"):
         np.testing.assert_allclose(np.exp(keras.ops.convert_to_numpy(out[key])).sum(-1), 1.0, rtol=1e-5)
+    untied_weights = [w.path for w in model.get_layer("embedding").weights]
+    assert untied_weights == ["embedding/embeddings"]  # no unused output matrix
 
 
 def test_stateful_language_model_fits_resets_and_reloads(rng, tmp_path):
