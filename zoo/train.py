@@ -125,6 +125,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         "seed": seed,
         "quick": quick,
         "test": {k: float(v) for k, v in scores.items()},
+        "headline": recipe.headline,
         "paper": None if recipe.paper is None else {
             "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
         "pretraining": getattr(trainer, "pretraining_report", None),
