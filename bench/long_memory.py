@@ -45,6 +45,21 @@ def adding(n, steps, seed):
     return synthetic.adding_problem(n, steps, seed=seed)
 
 
+def tcn_head(inputs, args, dilations):
+    """Residual blocks of two causal dilated convolutions (ReLU), one block
+    per dilation, then the task's head: the TCN paper's generic model."""
+    x = keras.layers.Conv1D(args.hidden, 1)(inputs)
+    for d in dilations:
+        y = x
+        for _ in range(2):
+            y = keras.layers.Conv1D(args.hidden, args.kernel_size, padding="causal", dilation_rate=d,
+                                    activation="relu")(y)
+        x = keras.layers.Add()([x, y])
+    if args.task == "adding":
+        return keras.layers.Dense(1)(x[:, -1])
+    return keras.layers.Dense(10)(x)
+
+
 class TimeBudget(keras.callbacks.Callback):
     def __init__(self, seconds):
         super().__init__()
@@ -68,7 +83,19 @@ def main():
     parser.add_argument("--output", type=int, default=16)
     parser.add_argument("--levels", type=int, default=None,
                         help="default 8 (adding, receptive field 256), 10 (copy, 1024)")
+    parser.add_argument("--kernel-size", type=int, default=2)
+    parser.add_argument("--dilations", default=None,
+                        help="comma-separated, one per level (default 1, 2, 4, ...)")
     parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--clipnorm", type=float, default=1.0,
+                        help="gradient norm clip (0: none)")
+    parser.add_argument("--gate-bias", default="0,0,0,0",
+                        help="initial bias of the gates i,o,g,f (comma-separated)")
+    parser.add_argument("--hidden-gain", type=float, default=1.0,
+                        help="scale of the initial hidden kernel (weight-norm gain)")
+    parser.add_argument("--model", choices=["trellisnet", "tcn"], default="trellisnet",
+                        help="tcn: a residual dilated-convolution baseline (Bai et al. 2018) "
+                             "with the same kernel size, dilations and width, for calibration")
     parser.add_argument("--no-jit", action="store_true")
     args = parser.parse_args()
 
@@ -81,23 +108,36 @@ def main():
     if args.levels is None:
         args.levels = 8 if args.task == "adding" else 10
     dilations = [2**i for i in range(args.levels)]
+    if args.dilations:
+        dilations = [int(d) for d in args.dilations.split(",")]
+        args.levels = len(dilations)
+    shape = dict(kernel_size=args.kernel_size, dilations=dilations)
     if args.task == "adding":
         model = TrellisNet(args.hidden, args.output, args.levels, input_dim=2,
-                           num_outputs=1, return_sequences=False, dilations=dilations)
+                           num_outputs=1, return_sequences=False, **shape)
         loss, baseline, metric = "mse", 1.0 / 6.0, "test MSE"
     else:
         model = TrellisNet(args.hidden, args.output, args.levels, input_dim=10,
-                           num_outputs=10, dilations=dilations)
+                           num_outputs=10, **shape)
         loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         baseline, metric = 10 * math.log(8) / (steps + 20), "test cross-entropy"
-    block = model.get_layer("trellis")
+    if args.model == "tcn":
+        inputs = model.inputs[0]
+        model = keras.Model(inputs, tcn_head(inputs, args, dilations), name="tcn")
+        receptive_field = 1 + 2 * (args.kernel_size - 1) * sum(dilations)
+    else:
+        block = model.get_layer("trellis")
+        receptive_field = block.receptive_field
+        gate_bias = [float(b) for b in args.gate_bias.split(",")]
+        block.bias.assign(np.repeat(gate_bias, args.hidden).astype("float32"))  # gates i, o, g, f
+        block.hidden_kernel_gain.assign(args.hidden_gain * block.hidden_kernel_gain)
     model.compile(
-        optimizer=keras.optimizers.Adam(args.lr, clipnorm=1.0), loss=loss,
+        optimizer=keras.optimizers.Adam(args.lr, clipnorm=args.clipnorm or None), loss=loss,
         jit_compile=not args.no_jit and keras.backend.backend() != "torch",
     )
     start = time.perf_counter()
     history = model.fit(
-        x_train, y_train, batch_size=args.batch, epochs=args.epochs, verbose=0,
+        x_train, y_train, batch_size=args.batch, epochs=args.epochs, verbose=2,
         validation_data=(x_test, y_test), callbacks=[TimeBudget(args.seconds)],
     )
     wall = time.perf_counter() - start
@@ -109,8 +149,9 @@ def main():
     print("| model | params | receptive field | epochs | wall time (s) | "
           f"{metric} | trivial baseline |")
     print("|---|---|---|---|---|---|---|")
-    print(f"| TrellisNet h={args.hidden} out={args.output} levels={args.levels} | "
-          f"{model.count_params()} | {block.receptive_field} | "
+    print(f"| {args.model} h={args.hidden} out={args.output} levels={args.levels} "
+          f"k={args.kernel_size} | "
+          f"{model.count_params()} | {receptive_field} | "
           f"{len(history.history['loss'])} | {wall:.0f} | {test_loss:.4f} | {baseline:.4f} |")
     print(f"\nValidation loss per epoch: {curve}")
 
