@@ -26,19 +26,38 @@ def _list(args):
         print(f"| {name} | {r.dataset} | {r.model} | {paper} |")
 
 
+def _strategy_scope(kind):
+    """The context to train under for `--strategy kind`: the scope of a
+    TensorFlow strategy; nothing to enter on JAX (the DataParallel
+    distribution, if any, is set globally) or torch; unchanged behaviour
+    when `--strategy` is not given."""
+    import contextlib
+
+    if kind is None:
+        return contextlib.nullcontext()
+    from keras_seq import distribute
+
+    strategy = distribute.training_strategy(kind)
+    if strategy is not None:
+        print(f"# strategy: {type(strategy).__name__}", file=sys.stderr)
+    return strategy.scope() if hasattr(strategy, "scope") else contextlib.nullcontext()
+
+
 def _train(args):
     from keras_seq.zoo import recipes
     from keras_seq.zoo import report
     from keras_seq.zoo import train
 
-    records = [
-        train.run(
-            recipes.get(name), data_dir=args.data_dir, epochs=args.epochs, quick=args.quick,
-            output=args.output, seed=args.seed, verbose=1 if args.verbose else 2,
-            max_seconds=args.max_seconds,
-        )
-        for name in args.recipes
-    ]
+    scope = _strategy_scope(args.strategy)
+    with scope:  # models are built inside train.run, hence under the strategy
+        records = [
+            train.run(
+                recipes.get(name), data_dir=args.data_dir, epochs=args.epochs, quick=args.quick,
+                output=args.output, seed=args.seed, verbose=1 if args.verbose else 2,
+                max_seconds=args.max_seconds,
+            )
+            for name in args.recipes
+        ]
     table = report.markdown_table(records)
     print(table)
     if args.markdown:
@@ -98,6 +117,9 @@ def main(argv=None):
         sub.add_argument("--max-seconds", type=float, default=None,
                          help="stop training at the first step past this many seconds")
         sub.add_argument("--verbose", action="store_true", help="Keras progress bar per step")
+        sub.add_argument("--strategy", default=None, choices=["auto", "default", "mirrored"],
+                         help="train under keras_seq.distribute.training_strategy(KIND): TPU, "
+                              "multi-worker, several GPUs (default: no strategy)")
         sub.set_defaults(run=_train)
     evaluate = commands.add_parser("evaluate", help="evaluate a trained recipe's saved model")
     evaluate.add_argument("recipe")

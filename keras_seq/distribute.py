@@ -1,0 +1,145 @@
+"""Multi-device training with the backends' own engines.
+
+`training_strategy()` picks what the current Keras backend offers for the
+hardware it finds: a `tf.distribute` strategy on TensorFlow (TPU, several
+workers, several GPUs, or the default one-device strategy), a
+`keras.distribution.DataParallel` on JAX, nothing on torch. Nothing here is
+home-made: the chosen object is TensorFlow's or Keras' own, configured.
+
+TensorFlow is imported inside the functions, so this module imports on a
+JAX- or torch-only installation.
+"""
+
+import json
+import os
+
+import keras
+
+KINDS = ("auto", "default", "mirrored")
+
+
+def training_strategy(kind="auto", tpu=None, devices=None):
+    """The distribution to train under on the current Keras backend.
+
+    On TensorFlow, with `kind="auto"`, the first that applies of:
+
+    1. `tf.distribute.TPUStrategy` when a TPU is attached (`tpu` names it;
+       `None` lets `TPUClusterResolver` find the Colab/Cloud TPU itself);
+    2. `tf.distribute.MultiWorkerMirroredStrategy` when the `TF_CONFIG`
+       environment variable names a cluster of more than one worker
+       (Keras 3.15's `Model.fit` fails under it with several workers, in
+       `strategy.reduce`; tests/test_distribute.py marks that as expected);
+    3. `tf.distribute.MirroredStrategy` when more than one GPU is visible,
+       or over `devices` when more than one device is given (e.g. the
+       logical CPU devices of a test);
+    4. the default strategy, `tf.distribute.get_strategy()`.
+
+    `kind="default"` always gives the default strategy; `kind="mirrored"` a
+    `MirroredStrategy` over `devices` (default: every GPU, or the CPU when
+    there is none).
+
+    On JAX, a `keras.distribution.DataParallel` over `devices` (default:
+    `keras.distribution.list_devices()`) when there is more than one device
+    (with `kind` "auto" or "mirrored"); it is also made the global
+    distribution with `keras.distribution.set_distribution`. Otherwise
+    `None`, and the global distribution is left alone. The global batch
+    size must then be a multiple of the number of devices.
+
+    On torch, always `None`: Keras 3 has no distribution API for the torch
+    backend; training runs on the one device torch picks (use
+    `torch.distributed` around Keras yourself for more).
+
+    Args:
+        kind: `"auto"`, `"default"` or `"mirrored"` (see above).
+        tpu: TPU name or address for `TPUClusterResolver` (TensorFlow only);
+            `None` lets the resolver look for one, and no TPU found is not
+            an error.
+        devices: Device names to replicate over, e.g.
+            `["/cpu:0", "/cpu:1"]` on TensorFlow or `["cpu:0", "cpu:1"]` on
+            JAX; `None` for every accelerator found.
+
+    Returns:
+        On TensorFlow a `tf.distribute.Strategy`: build and compile the model
+        inside `with strategy.scope():`, then `fit` as usual (the batch size
+        of the data is the global one). On JAX a
+        `keras.distribution.DataParallel` or `None`; on torch `None`.
+
+    Raises:
+        ValueError: `kind` is not one of `KINDS`, or `TF_CONFIG` is not
+            valid JSON.
+
+    Example:
+
+        strategy = training_strategy()
+        if hasattr(strategy, "scope"):  # TensorFlow
+            with strategy.scope():
+                model = make_and_compile_model()
+        else:  # JAX: the distribution is already set; torch: one device
+            model = make_and_compile_model()
+        model.fit(dataset, epochs=3)
+    """
+    if kind not in KINDS:
+        raise ValueError(f"Unknown strategy kind {kind!r}; expected one of {KINDS}.")
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        return _tensorflow_strategy(kind, tpu, devices)
+    if backend == "jax":
+        return _jax_distribution(kind, devices)
+    return None
+
+
+def tf_config_workers(environ=None):
+    """Number of workers the `TF_CONFIG` environment variable names (0 when
+    it is unset or names none)."""
+    text = (os.environ if environ is None else environ).get("TF_CONFIG")
+    if not text:
+        return 0
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"TF_CONFIG is not valid JSON ({error}): {text!r}") from None
+    return len(config.get("cluster", {}).get("worker", []))
+
+
+def connect_tpu(tpu=None):
+    """A `tf.distribute.TPUStrategy` for the attached TPU, or `None` when no
+    TPU can be found (`tpu` as in `training_strategy`)."""
+    import tensorflow as tf
+
+    try:
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu)
+    except (ValueError, tf.errors.NotFoundError):  # "Please provide a TPU Name"
+        return None
+    tf.config.experimental_connect_to_cluster(resolver)
+    tf.tpu.experimental.initialize_tpu_system(resolver)
+    return tf.distribute.TPUStrategy(resolver)
+
+
+def _tensorflow_strategy(kind, tpu, devices):
+    import tensorflow as tf
+
+    if kind == "default":
+        return tf.distribute.get_strategy()
+    if kind == "mirrored":
+        return tf.distribute.MirroredStrategy(devices)
+    strategy = connect_tpu(tpu)
+    if strategy is not None:
+        return strategy
+    if tf_config_workers() > 1:
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    if devices is not None and len(devices) > 1:
+        return tf.distribute.MirroredStrategy(devices)
+    if devices is None and len(tf.config.list_logical_devices("GPU")) > 1:
+        return tf.distribute.MirroredStrategy()
+    return tf.distribute.get_strategy()
+
+
+def _jax_distribution(kind, devices):
+    if kind == "default":
+        return None
+    devices = keras.distribution.list_devices() if devices is None else list(devices)
+    if len(devices) < 2:
+        return None
+    distribution = keras.distribution.DataParallel(devices=devices)
+    keras.distribution.set_distribution(distribution)
+    return distribution
