@@ -1,6 +1,7 @@
 """Backend-specific helpers the tests need and Keras has no public op for."""
 
 import contextlib
+import os
 
 import keras
 import numpy as np
@@ -70,3 +71,22 @@ def float64():
 
         return jax.enable_x64(True)
     return contextlib.nullcontext()
+
+
+def tiny_mnist(folder, monkeypatch, train=12, test=5):
+    """A random stand-in for mnist.npz in `folder` (no download in tests),
+    with the checksum the loader verifies patched to match it."""
+    from keras_seq.data import files
+    from keras_seq.data import mnist
+
+    rng = np.random.default_rng(0)
+    path = os.path.join(str(folder), "mnist.npz")
+    np.savez(
+        path,
+        x_train=rng.integers(0, 256, (train, 28, 28), dtype="uint8"),
+        y_train=rng.integers(0, 10, train, dtype="uint8"),
+        x_test=rng.integers(0, 256, (test, 28, 28), dtype="uint8"),
+        y_test=rng.integers(0, 10, test, dtype="uint8"),
+    )
+    monkeypatch.setattr(mnist, "SHA256", files.sha256(path))
+    return str(folder)

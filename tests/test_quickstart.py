@@ -1,3 +1,8 @@
+import pytest
+
+from keras_seq.zoo import recipes
+
+
 def test_quickstart_trains_and_prints_the_table(capsys):
     from keras_seq.zoo import cli
 
@@ -36,42 +41,167 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     assert abs(evaluated["sequence_error"] - record["test"]["sequence_error"]) < 1e-6
 
 
-def test_every_recipe_builds_and_takes_a_training_step():
-    """Each recipe's builder (in --quick sizes) on a tiny batch of its own shape."""
+XLA_BACKENDS = ("tensorflow", "jax")  # torch has no XLA (jit_compile means torch.compile there)
+TINY_STEPS = 8
+
+
+def _structure(recipe):
+    """What decides the ops of a recipe's program (not their sizes): the
+    builder, the layer kind, token or vector input, the task where the
+    builder's head depends on it, and the options that add ops
+    (statefulness, auxiliary outputs, mixture of softmaxes)."""
+    import keras_seq.data as data
+
+    info = data.info(recipe.dataset)
+    task = info.task if recipe.builder in ("trellisnet_model", "conv_text_model") else None
+    options = tuple(sorted(k for k in ("stateful", "aux_frequency", "num_experts") if recipe.model.get(k)))
+    return (recipe.builder, recipe.model.get("kind"), info.vocabulary_size is not None, task, options)
+
+
+STRUCTURES = {}
+for _recipe in sorted(recipes.RECIPES.values(), key=lambda r: r.name):
+    if _recipe.builder != "ngram_model":
+        STRUCTURES.setdefault(_structure(_recipe), _recipe.name)
+
+
+def _first_batch(recipe, data_dir):
+    """The first batch of the recipe's --quick training pipeline, cut to
+    TINY_STEPS steps (per-step tasks) as numpy arrays."""
     import numpy as np
 
     import keras_seq.data as data
-    from keras_seq.zoo import recipes
     from keras_seq.zoo import train
 
-    seen = set()
-    for recipe in recipes.RECIPES.values():
-        info = data.info(recipe.dataset)
-        key = (recipe.builder, recipe.model.get("kind"), info.task, info.input_shape, info.vocabulary_size)
-        if recipe.builder == "pretrained_lmn_model" or key in seen:
-            continue  # pretraining needs the data: covered by the CLI test above
-        if recipe.builder == "ngram_model":
-            continue  # counts, no Keras model to step: tests/test_zoo_baselines.py
-        seen.add(key)
-        (trainer, predictor), _ = train.build(recipe, quick=True)
-        steps = 4
-        batch = trainer.inputs[0].shape[0] or 2  # stateful models have a static batch
-        if info.vocabulary_size:
-            x = np.ones((batch, steps), "int32")
-        else:
-            x = np.zeros((batch, steps) + tuple(info.input_shape), "float32")
-        if info.task in ("classification", "regression"):  # one target per sequence, no padding
-            y = np.zeros((batch,), "int32") if info.task == "classification" else np.zeros((batch, 1), "float32")
-            loss = trainer.train_on_batch(x, y)
-            assert np.all(np.isfinite(loss)), recipe.name
-            assert predictor.predict(x, verbose=0).shape == (batch, info.num_classes or 1)
-            continue
-        y = np.zeros((batch, steps, 88), "float32") if info.task == "next_frame" else np.zeros((batch, steps), "int32")
-        inputs = [x, y] if recipe.teacher_forcing else x
-        weights = np.ones((batch, steps), "float32")
-        if getattr(trainer, "dataset_map", None):  # deep supervision: {"output": y, "aux": y}
-            _, y = trainer.dataset_map(x, y)
-            weights = None
-        loss = trainer.train_on_batch(inputs, y, sample_weight=weights)
-        assert np.all(np.isfinite(loss)), recipe.name
-        assert predictor.predict(x, verbose=0).shape[:2] == (batch, steps)
+    x, y, *weights = (np.asarray(t) if not isinstance(t, tuple) else tuple(np.asarray(u) for u in t)
+                      for t in next(iter(train._dataset(recipe, "train", data_dir, quick=True))))
+    per_sequence = data.info(recipe.dataset).task in ("classification", "regression")
+    if recipe.teacher_forcing:
+        x = x[0]
+    if not per_sequence:
+        x, y = x[:, :TINY_STEPS], y[:, :TINY_STEPS]
+        weights = [w[:, :TINY_STEPS] for w in weights]
+    return x, y, (weights[0] if weights else None)
+
+
+MNIST = ("seq_mnist", "permuted_mnist")  # mnist.npz is downloaded, not in the shared data
+
+
+@pytest.mark.skipif(__import__("keras").backend.backend() == "jax",
+                    reason="eager JAX dispatches op by op (10x slower than TensorFlow or torch here); "
+                           "on JAX every recipe program is compiled and stepped by the XLA test below")
+@pytest.mark.parametrize("name", sorted(recipes.RECIPES))
+def test_every_recipe_trains_in_quick_mode_on_its_own_data(name, shared_data_dir, tmp_path, monkeypatch):
+    """Each recipe in --quick sizes takes a training step on the first batch
+    of its own --quick data (cut short, run eagerly), and its predictor
+    gives outputs of the right shape."""
+    import numpy as np
+
+    import keras_seq.data as data
+    from keras_seq.zoo import train
+
+    from tests.support import tiny_mnist
+
+    recipe = recipes.get(name)
+    data_dir = tiny_mnist(tmp_path, monkeypatch) if recipe.dataset in MNIST else shared_data_dir
+    if recipe.builder == "ngram_model":  # counts, no Keras model: its whole --quick run
+        record = train.run(recipe, data_dir=data_dir, quick=True)
+        assert 0.0 < record["test"]["bits_per_event"] < 16.0
+        return
+    info = data.info(recipe.dataset)
+    (trainer, predictor), _ = train.build(recipe, quick=True, data_dir=data_dir)
+    x, y, weights = _first_batch(recipe, data_dir)
+    batch = trainer.inputs[0].shape[0]
+    if batch is not None:  # stateful: the static batch of the recipe
+        assert x.shape[0] == batch, f"{name}: pipeline batch {x.shape[0]} != model batch {batch}"
+    if getattr(trainer, "dataset_map", None):  # deep supervision: {"output": y, "aux": y}
+        _, y = trainer.dataset_map(x, y)
+    trainer.run_eagerly = predictor.run_eagerly = True
+    before = [np.array(w) for w in trainer.trainable_weights]
+    loss = trainer.train_on_batch([x, y] if recipe.teacher_forcing else x, y, sample_weight=weights)
+    assert np.all(np.isfinite(loss)), name
+    assert any(not np.allclose(a, b) for a, b in zip(before, trainer.trainable_weights)), f"{name}: no update"
+    predicted = np.asarray(predictor.predict_on_batch(x))
+    if info.task in ("classification", "regression"):  # one output per sequence
+        assert predicted.shape == (x.shape[0], info.num_classes or 1), name
+    else:
+        assert predicted.shape[:2] == x.shape[:2], name
+    assert np.all(np.isfinite(predicted)), name
+
+
+def _two_tiny_batches(info, trainer, rng, steps=4):
+    """Random inputs and targets of a task's shapes: two batches."""
+    import numpy as np
+
+    batch = trainer.inputs[0].shape[0] or 2  # stateful models have a static batch
+    n = 2 * batch
+    if info.vocabulary_size:
+        x = rng.integers(1, info.vocabulary_size, size=(n, steps)).astype("int32")
+    else:
+        x = rng.uniform(size=(n, steps) + tuple(info.input_shape)).astype("float32")
+    weights = None
+    if info.task == "classification":
+        y = rng.integers(0, info.num_classes, size=(n,)).astype("int32")
+    elif info.task == "regression":
+        y = rng.uniform(size=(n, 1)).astype("float32")
+    elif info.task == "next_frame":
+        y = (rng.uniform(size=(n, steps, 88)) < 0.1).astype("float32")
+        weights = np.ones((n, steps), "float32")
+    else:
+        y = rng.integers(0, info.num_classes, size=(n, steps)).astype("int32")
+        weights = np.ones((n, steps), "float32")
+    return x, y, weights, batch
+
+
+@pytest.mark.skipif(__import__("keras").backend.backend() not in XLA_BACKENDS,
+                    reason="XLA runs on TensorFlow and JAX; torch steps run eagerly above")
+@pytest.mark.parametrize("name", sorted(STRUCTURES.values()))
+def test_each_recipe_program_compiles_with_xla_and_steps_per_execution(name, shared_data_dir, rng):
+    """One recipe of each program structure (`_structure`: recipes that share
+    it differ in sizes and data only, which the test above covers):
+    `jit_compile=True` and two training steps in one compiled call
+    (`steps_per_execution=2`), then an XLA-compiled prediction."""
+    import numpy as np
+
+    import keras_seq.data as data
+    from keras_seq.zoo import train
+
+    import keras
+
+    recipe = recipes.get(name)
+    info = data.info(recipe.dataset)
+    (trainer, predictor), _ = train.build(
+        recipe, quick=True, data_dir=shared_data_dir, jit_compile=True, steps_per_execution=2)
+    assert trainer.jit_compile and predictor.jit_compile and trainer.steps_per_execution == 2
+    x, y, weights, batch = _two_tiny_batches(info, trainer, rng)
+    if getattr(trainer, "dataset_map", None):
+        _, y = trainer.dataset_map(x, y)
+        weights = None
+    before = [np.array(w) for w in trainer.trainable_weights]
+    history = trainer.fit([x, y] if recipe.teacher_forcing else x, y, sample_weight=weights, batch_size=batch,
+                          epochs=1, shuffle=False, verbose=0)
+    assert int(keras.ops.convert_to_numpy(trainer.optimizer.iterations)) == 2, name
+    assert np.isfinite(history.history["loss"][-1]), name
+    assert any(not np.allclose(a, b) for a, b in zip(before, trainer.trainable_weights)), f"{name}: no update"
+    predicted = np.asarray(predictor.predict(x, batch_size=batch, verbose=0))
+    assert predicted.shape[0] == 2 * batch and np.all(np.isfinite(predicted)), name
+
+
+def test_fixed_shapes_pad_every_batch_to_one_shape(shared_data_dir):
+    """--fixed-shapes: one padded length per split and no partial training
+    batch, so XLA compiles once; evaluation splits keep every sequence."""
+    import numpy as np
+
+    import keras_seq.data as data
+    from keras_seq.zoo import train
+
+    recipe = recipes.get("jsb_chorales_lstm")
+    longest = int(data.load_arrays("jsb_chorales", "train", data_dir=shared_data_dir).lengths().max())
+    training = train._dataset(recipe, "train", shared_data_dir, quick=False, shuffle=True, fixed_shapes=True)
+    assert tuple(training.element_spec[0].shape) == (recipe.batch_size, longest, 88)
+    with pytest.raises(ValueError, match="fewer sequences than one batch"):
+        train._dataset(recipe, "train", shared_data_dir, quick=True, shuffle=True, fixed_shapes=True)
+    test = train._dataset(recipe, "test", shared_data_dir, quick=True, fixed_shapes=True)
+    shapes = {tuple(x.shape[1:]) for x, _, _ in test}
+    assert len(shapes) == 1, shapes
+    sequences = train._quick(data.load_arrays("jsb_chorales", "test", data_dir=shared_data_dir))
+    assert sum(int(np.sum(w)) for _, _, w in test) == int(sequences.lengths().sum())

@@ -205,19 +205,10 @@ def test_train_quick_conv_labelling_and_ngram(shared_data_dir, tmp_path, capsys)
 
 
 def test_train_quick_conv_classification(tmp_path, monkeypatch, capsys):
-    from keras_seq.data import files
-    from keras_seq.data import mnist
     from keras_seq.zoo import cli
+    from tests.support import tiny_mnist
 
-    rng = np.random.default_rng(0)
-    np.savez(  # a stand-in for mnist.npz (no download in tests)
-        tmp_path / "mnist.npz",
-        x_train=rng.integers(0, 256, (12, 28, 28), dtype="uint8"),
-        y_train=rng.integers(0, 10, 12, dtype="uint8"),
-        x_test=rng.integers(0, 256, (5, 28, 28), dtype="uint8"),
-        y_test=rng.integers(0, 10, 5, dtype="uint8"),
-    )
-    monkeypatch.setattr(mnist, "SHA256", files.sha256(str(tmp_path / "mnist.npz")))
+    tiny_mnist(tmp_path, monkeypatch)
     cli.main(["train", "permuted_mnist_conv", "--quick", "--data-dir", str(tmp_path), "--output", str(tmp_path)])
     assert "| permuted_mnist_conv (quick) | permuted_mnist | accuracy |" in capsys.readouterr().out
     record = json.load(open(tmp_path / "permuted_mnist_conv.json"))

@@ -3,6 +3,8 @@
 import argparse
 import sys
 
+JIT_COMPILE = {"auto": "auto", "on": True, "off": False}  # --jit-compile -> Model.jit_compile
+
 
 def _datasets(args):
     import keras_seq.data as data
@@ -37,6 +39,13 @@ def _strategy_scope(kind):
         return contextlib.nullcontext()
     from keras_seq import distribute
 
+    import keras
+
+    several_workers = keras.backend.backend() == "tensorflow" and distribute.tf_config_workers() > 1
+    if kind == "auto" and several_workers:  # checked before joining the cluster
+        sys.exit("keras-seq train --strategy auto: TF_CONFIG names several workers, and Keras' Model.fit "
+                 "cannot train under a multi-worker strategy (see keras_seq.distribute.training_strategy "
+                 "for the custom tf.distribute loop that does).")
     strategy = distribute.training_strategy(kind)
     if strategy is not None:
         print(f"# strategy: {type(strategy).__name__}", file=sys.stderr)
@@ -54,7 +63,8 @@ def _train(args):
             train.run(
                 recipes.get(name), data_dir=args.data_dir, epochs=args.epochs, quick=args.quick,
                 output=args.output, seed=args.seed, verbose=1 if args.verbose else 2,
-                max_seconds=args.max_seconds,
+                max_seconds=args.max_seconds, jit_compile=JIT_COMPILE[args.jit_compile],
+                steps_per_execution=args.steps_per_execution, fixed_shapes=args.fixed_shapes,
             )
             for name in args.recipes
         ]
@@ -120,6 +130,13 @@ def main(argv=None):
         sub.add_argument("--strategy", default=None, choices=["auto", "default", "mirrored"],
                          help="train under keras_seq.distribute.training_strategy(KIND): TPU, "
                               "multi-worker, several GPUs (default: no strategy)")
+        sub.add_argument("--jit-compile", default="auto", choices=sorted(JIT_COMPILE),
+                         help="XLA (torch.compile on torch); auto: Keras' choice, XLA on accelerators")
+        sub.add_argument("--steps-per-execution", type=int, default=1,
+                         help="batches per compiled call (tens on a TPU)")
+        sub.add_argument("--fixed-shapes", action="store_true",
+                         help="pad each split to its longest sequence and drop the last partial "
+                              "training batch: one XLA compilation (TPUs)")
         sub.set_defaults(run=_train)
     evaluate = commands.add_parser("evaluate", help="evaluate a trained recipe's saved model")
     evaluate.add_argument("recipe")

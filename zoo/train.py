@@ -17,6 +17,7 @@ QUICK_SEQUENCES = 12
 
 
 QUICK_STREAM_TOKENS = 5000  # a language-model stream (PTB) is one sequence: cut it
+QUICK_PRETRAINING_STEPS = 200
 
 
 def _quick(sequences):
@@ -26,28 +27,75 @@ def _quick(sequences):
     return data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])
 
 
-def _dataset(recipe, split, data_dir, quick, shuffle=False, seed=0):
+def _dataset(recipe, split, data_dir, quick, shuffle=False, seed=0, fixed_shapes=False):
+    """The recipe's batches of one split. `fixed_shapes` (for XLA on TPUs):
+    every batch padded to the split's longest sequence, and the training
+    split (`shuffle=True`) drops its last partial batch, a different one
+    each epoch; evaluation splits keep every sequence."""
     from keras_seq.data import pipeline
 
     sequences = data.load_arrays(recipe.dataset, split, data_dir=data_dir, **recipe.data_options)
     if quick:
         sequences = _quick(sequences)
+    fixed = {}
+    if fixed_shapes:
+        if shuffle and 1 < len(sequences) < recipe.batch_size:
+            raise ValueError(
+                f"{recipe.name}: fixed shapes drop the last partial training batch, and the {split} "
+                f"split has fewer sequences than one batch ({len(sequences)} < {recipe.batch_size}); "
+                "train without fixed shapes (e.g. --quick runs)."
+            )
+        fixed = dict(drop_remainder=shuffle, max_length=int(sequences.lengths().max()))
     dataset = pipeline.make_dataset(
-        sequences, data.info(recipe.dataset), batch_size=recipe.batch_size, shuffle=shuffle, seed=seed
+        sequences, data.info(recipe.dataset), batch_size=recipe.batch_size, shuffle=shuffle, seed=seed,
+        **fixed,
     )
     if recipe.teacher_forcing:  # the trainer reads the true labels too (eq. 12)
         dataset = dataset.map(lambda x, y, w: ((x, y), y, w))
     return dataset
 
 
-def build(recipe, quick=False, data_dir=None):
+def configure_execution(model, jit_compile="auto", steps_per_execution=1):
+    """Sets how a compiled model runs its steps: `jit_compile` (True: XLA on
+    TensorFlow and JAX, `torch.compile` on torch; "auto": what the model was
+    compiled with, which Keras resolves to XLA on accelerators) and
+    `steps_per_execution` (batches per compiled call: fewer host round
+    trips on TPUs). Returns the model."""
+    if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
+        raise ValueError(f"`steps_per_execution` must be a positive integer; got {steps_per_execution!r}.")
+    if jit_compile not in ("auto", True, False):
+        raise ValueError(f"`jit_compile` must be True, False or 'auto'; got {jit_compile!r}.")
+    if steps_per_execution > 1 and keras.backend.backend() == "torch":
+        raise ValueError("`steps_per_execution` > 1 needs the TensorFlow or JAX backend; Keras runs "
+                         f"one step per call on torch (got {steps_per_execution}).")
+    if jit_compile != "auto":
+        model.jit_compile = jit_compile
+    model.steps_per_execution = steps_per_execution
+    model.train_function = model.test_function = model.predict_function = None  # rebuilt as configured
+    return model
+
+
+def build(recipe, quick=False, data_dir=None, jit_compile="auto", steps_per_execution=1):
+    """The recipe's compiled `(trainer, predictor)` and the builder's
+    arguments; see `configure_execution` for the last two arguments."""
+    models, arguments = _build(recipe, quick, data_dir)
+    for model in {id(m): m for m in models}.values():
+        configure_execution(model, jit_compile, steps_per_execution)
+    return models, arguments
+
+
+def _build(recipe, quick, data_dir):
     info = data.info(recipe.dataset)
     arguments = dict(recipe.model)
     if quick:
         arguments.update(recipe.quick_model)
     if recipe.builder == "pretrained_lmn_model":  # pretraining reads the training set
         train = data.load_arrays(recipe.dataset, "train", data_dir=data_dir, **recipe.data_options)
-        model = builders.pretrained_lmn_model(_quick(train) if quick else train, **arguments)
+        if quick:  # 12 sequences, cut short: Piano-midi pieces run to thousands of frames
+            train = _quick(train)
+            train = data.Sequences([x[:QUICK_PRETRAINING_STEPS] for x in train.inputs],
+                                   [y[:QUICK_PRETRAINING_STEPS] for y in train.targets])
+        model = builders.pretrained_lmn_model(train, **arguments)
         return model, arguments
     if recipe.builder in ("labelling_model", "conv_text_model"):
         arguments.update(
@@ -80,21 +128,27 @@ def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
 
 
 def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2,
-        max_seconds=None):
+        max_seconds=None, jit_compile="auto", steps_per_execution=1, fixed_shapes=False):
     """Trains and evaluates one recipe; returns its result record.
 
     Training ends at early stopping, after `epochs` (default: the recipe's),
-    or at the first training step past `max_seconds` of training time."""
+    or at the first training step past `max_seconds` of training time.
+    `jit_compile`, `steps_per_execution` (see `configure_execution`) and
+    `fixed_shapes` (see `_dataset`) set up XLA runs; on a TPU use
+    `jit_compile=True, fixed_shapes=True` and `steps_per_execution` of
+    tens of batches."""
     if recipe.builder == "ngram_model":  # counts, not a Keras model
         from keras_seq.zoo import train_ngram
 
         return train_ngram.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed)
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
-    train = _dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed)
-    valid = _dataset(recipe, recipe.valid_split, data_dir, quick) if recipe.valid_split else None
-    test = _dataset(recipe, "test", data_dir, quick)
-    (trainer, predictor), arguments = build(recipe, quick, data_dir)
+    train = _dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed, fixed_shapes=fixed_shapes)
+    valid = None
+    if recipe.valid_split:
+        valid = _dataset(recipe, recipe.valid_split, data_dir, quick, fixed_shapes=fixed_shapes)
+    test = _dataset(recipe, "test", data_dir, quick, fixed_shapes=fixed_shapes)
+    (trainer, predictor), arguments = build(recipe, quick, data_dir, jit_compile, steps_per_execution)
     if getattr(trainer, "dataset_map", None):  # e.g. deep supervision: targets per output
         train = train.map(trainer.dataset_map)
         valid = None if valid is None else valid.map(trainer.dataset_map)
@@ -124,6 +178,8 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         "stopped_by_time_budget": bool(budget and budget.stopped),
         "seed": seed,
         "quick": quick,
+        "execution": {"jit_compile": bool(trainer.jit_compile), "steps_per_execution": steps_per_execution,
+                      "fixed_shapes": fixed_shapes},
         "test": {k: float(v) for k, v in scores.items()},
         "headline": recipe.headline,
         "paper": None if recipe.paper is None else {
