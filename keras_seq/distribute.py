@@ -27,8 +27,7 @@ def training_strategy(kind="auto", tpu=None, devices=None):
        `None` lets `TPUClusterResolver` find the Colab/Cloud TPU itself);
     2. `tf.distribute.MultiWorkerMirroredStrategy` when the `TF_CONFIG`
        environment variable names a cluster of more than one worker
-       (Keras 3.15's `Model.fit` fails under it with several workers, in
-       `strategy.reduce`; tests/test_distribute.py marks that as expected);
+       (see "Several workers" below: `Model.fit` does not work under it);
     3. `tf.distribute.MirroredStrategy` when more than one GPU is visible,
        or over `devices` when more than one device is given (e.g. the
        logical CPU devices of a test);
@@ -58,10 +57,32 @@ def training_strategy(kind="auto", tpu=None, devices=None):
             `["/cpu:0", "/cpu:1"]` on TensorFlow or `["cpu:0", "cpu:1"]` on
             JAX; `None` for every accelerator found.
 
+    Several workers: Keras 3.15.1's TensorFlow trainer cannot `fit` (nor
+    `evaluate`) under a `MultiWorkerMirroredStrategy` of more than one
+    worker, however the model is compiled, built or fed: its
+    `_maybe_symbolic_build` calls `strategy.reduce` on the whole PerReplica
+    batch ("Attempt to convert a value (PerReplica...) to a Tensor"), and
+    `reduce_per_replica` calls `strategy.reduce("MEAN", logs, axis=0)` on
+    scalar logs ("Invalid reduction dimension 0"). TensorFlow's standard
+    custom training loop does work, with the model, its compiled loss and
+    its Keras optimizer: build the model and `model.optimizer.build(
+    model.trainable_variables)` under `strategy.scope()`; split the data
+    with `strategy.experimental_distribute_dataset` (global batch size;
+    auto-shard policy `DATA` for in-memory data); and in a `tf.function`,
+    `strategy.run` a step that computes
+    `model.compute_loss(x=x, y=y, y_pred=model(x, training=True))` under a
+    `tf.GradientTape` and calls `model.optimizer.apply_gradients`. Keras
+    divides each replica's loss by the number of replicas and the optimizer
+    sums the gradients across workers, so every worker applies the global
+    batch's mean gradient and the weights stay identical (as
+    tests/test_distribute.py checks against a one-process `fit`).
+    `MirroredStrategy` (one process, several devices) trains with `fit`.
+
     Returns:
         On TensorFlow a `tf.distribute.Strategy`: build and compile the model
         inside `with strategy.scope():`, then `fit` as usual (the batch size
-        of the data is the global one). On JAX a
+        of the data is the global one), except under a multi-worker
+        `MultiWorkerMirroredStrategy` (custom loop, above). On JAX a
         `keras.distribution.DataParallel` or `None`; on torch `None`.
 
     Raises:
