@@ -17,6 +17,12 @@ over the last 10 steps and 0 elsewhere. The trivial baseline
 Data come from keras_seq.data.synthetic (seeded). Training stops after
 `--epochs` or when `--seconds` of wall time have passed, whichever first.
 Prints a Markdown summary.
+
+Curriculum (`--curriculum 50,100`): the same model (a convolution, so it runs
+on any length) is first trained on the task at the shorter lengths, each stage
+until its validation loss is below `--stage-target` or `--stage-epochs` have
+passed, then on the target length `--steps`; `--seconds` bounds the whole run
+and the reported wall time and epochs include the stages.
 """
 
 import argparse
@@ -61,12 +67,16 @@ def tcn_head(inputs, args, dilations):
 
 
 class TimeBudget(keras.callbacks.Callback):
-    def __init__(self, seconds):
+    def __init__(self, seconds, start=None, target=None):
         super().__init__()
-        self.seconds, self.start = seconds, time.perf_counter()
+        self.seconds = seconds
+        self.start = time.perf_counter() if start is None else start
+        self.target = target
 
     def on_epoch_end(self, epoch, logs=None):
         if time.perf_counter() - self.start > self.seconds:
+            self.model.stop_training = True
+        if self.target is not None and (logs or {}).get("val_loss", np.inf) < self.target:
             self.model.stop_training = True
 
 
@@ -96,11 +106,19 @@ def main():
     parser.add_argument("--model", choices=["trellisnet", "tcn"], default="trellisnet",
                         help="tcn: a residual dilated-convolution baseline (Bai et al. 2018) "
                              "with the same kernel size, dilations and width, for calibration")
+    parser.add_argument("--curriculum", default="",
+                        help="comma-separated shorter lengths trained first (e.g. 50,100)")
+    parser.add_argument("--stage-epochs", type=int, default=30,
+                        help="most epochs of each curriculum stage")
+    parser.add_argument("--stage-target", type=float, default=0.01,
+                        help="a curriculum stage ends once its validation loss is below this")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the initialisation and shuffling (the data are fixed)")
     parser.add_argument("--no-jit", action="store_true")
     args = parser.parse_args()
 
     steps = args.steps or (200 if args.task == "adding" else 500)
-    keras.utils.set_random_seed(0)
+    keras.utils.set_random_seed(args.seed)
     make = adding if args.task == "adding" else copy_memory_one_hot
     x_train, y_train = make(args.train, steps, seed=0)
     x_test, y_test = make(args.test, steps, seed=1)
@@ -136,13 +154,28 @@ def main():
         jit_compile=not args.no_jit and keras.backend.backend() != "torch",
     )
     start = time.perf_counter()
+    stages = [int(t) for t in args.curriculum.split(",") if t]
+    stage_epochs, curves = 0, []
+    for stage_steps in stages:
+        xs, ys = make(args.train, stage_steps, seed=0)
+        xv, yv = make(args.test, stage_steps, seed=1)
+        stage = model.fit(
+            xs, ys, batch_size=args.batch, epochs=args.stage_epochs, verbose=2,
+            validation_data=(xv, yv),
+            callbacks=[TimeBudget(args.seconds, start, target=args.stage_target)],
+        )
+        stage_epochs += len(stage.history["loss"])
+        curves.append(f"T={stage_steps}: " + ", ".join(f"{v:.4f}" for v in stage.history["val_loss"]))
+        print(f"curriculum stage T={stage_steps}: {len(stage.history['loss'])} epochs, "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
     history = model.fit(
         x_train, y_train, batch_size=args.batch, epochs=args.epochs, verbose=2,
-        validation_data=(x_test, y_test), callbacks=[TimeBudget(args.seconds)],
+        validation_data=(x_test, y_test), callbacks=[TimeBudget(args.seconds, start)],
     )
     wall = time.perf_counter() - start
     test_loss = model.evaluate(x_test, y_test, batch_size=256, verbose=0)
-    curve = ", ".join(f"{v:.4f}" for v in history.history["val_loss"])
+    curves.append(f"T={steps}: " + ", ".join(f"{v:.4f}" for v in history.history["val_loss"]))
+    curve = "; ".join(curves)
 
     print(f"### {args.task}, T={steps} ({keras.backend.backend()}, "
           f"jit_compile={not args.no_jit})\n")
@@ -152,7 +185,9 @@ def main():
     print(f"| {args.model} h={args.hidden} out={args.output} levels={args.levels} "
           f"k={args.kernel_size} | "
           f"{model.count_params()} | {receptive_field} | "
-          f"{len(history.history['loss'])} | {wall:.0f} | {test_loss:.4f} | {baseline:.4f} |")
+          f"{stage_epochs + len(history.history['loss'])} | {wall:.0f} | {test_loss:.4f} | {baseline:.4f} |")
+    if stages:
+        print(f"\nCurriculum {args.curriculum} -> {steps}: {stage_epochs} stage epochs")
     print(f"\nValidation loss per epoch: {curve}")
 
 
