@@ -62,7 +62,7 @@ def download(relative_path, url, sha256_hex, where):
             f"{where}) and downloading it from {url} failed ({error}). Download "
             f"it by hand into one of those places, or pass data_dir=."
         ) from error
-    partial = target + ".part"
+    partial = f"{target}.{os.getpid()}.part"
     with open(partial, "wb") as f:
         f.write(data)
     if sha256_hex is not None:

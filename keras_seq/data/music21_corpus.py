@@ -204,7 +204,7 @@ def cached(name, limit=None, cache_dir=None):
         if key in out:
             arrays[key + "_flat"], arrays[key + "_lens"] = _pack(out[key])
     os.makedirs(cache_dir, exist_ok=True)
-    partial = path + ".part.npz"
+    partial = f"{path}.{os.getpid()}.part.npz"  # concurrent test runs each write their own
     np.savez_compressed(partial, seconds=seconds, **arrays)
     os.replace(partial, path)
     return out
