@@ -73,7 +73,7 @@ def _first_batch(recipe, data_dir):
     from keras_seq.zoo import train
 
     x, y, *weights = (np.asarray(t) if not isinstance(t, tuple) else tuple(np.asarray(u) for u in t)
-                      for t in next(iter(train._dataset(recipe, "train", data_dir, quick=True))))
+                      for t in next(iter(train.recipe_dataset(recipe, "train", data_dir, quick=True))))
     per_sequence = data.info(recipe.dataset).task in ("classification", "regression")
     if recipe.teacher_forcing:
         x = x[0]
@@ -196,12 +196,12 @@ def test_fixed_shapes_pad_every_batch_to_one_shape(shared_data_dir):
 
     recipe = recipes.get("jsb_chorales_lstm")
     longest = int(data.load_arrays("jsb_chorales", "train", data_dir=shared_data_dir).lengths().max())
-    training = train._dataset(recipe, "train", shared_data_dir, quick=False, shuffle=True, fixed_shapes=True)
+    training = train.recipe_dataset(recipe, "train", shared_data_dir, quick=False, shuffle=True, fixed_shapes=True)
     assert tuple(training.element_spec[0].shape) == (recipe.batch_size, longest, 88)
     with pytest.raises(ValueError, match="fewer sequences than one batch"):
-        train._dataset(recipe, "train", shared_data_dir, quick=True, shuffle=True, fixed_shapes=True)
-    test = train._dataset(recipe, "test", shared_data_dir, quick=True, fixed_shapes=True)
+        train.recipe_dataset(recipe, "train", shared_data_dir, quick=True, shuffle=True, fixed_shapes=True)
+    test = train.recipe_dataset(recipe, "test", shared_data_dir, quick=True, fixed_shapes=True)
     shapes = {tuple(x.shape[1:]) for x, _, _ in test}
     assert len(shapes) == 1, shapes
-    sequences = train._quick(data.load_arrays("jsb_chorales", "test", data_dir=shared_data_dir))
+    sequences = train.quick_sequences(data.load_arrays("jsb_chorales", "test", data_dir=shared_data_dir))
     assert sum(int(np.sum(w)) for _, _, w in test) == int(sequences.lengths().sum())

@@ -2,7 +2,7 @@
 
 `build(hp)` samples the family's search space and calls the recipe's zoo
 builder (through `keras_seq.zoo.train.build`); `fit(hp, model, ...)` trains
-on the recipe's zoo pipelines (`train._dataset`), so a trial is a zoo
+on the recipe's zoo pipelines (`train.recipe_dataset`), so a trial is a zoo
 training run with other model arguments. The objective is the *predictor's*
 validation score (for the SCRBM, Algorithm 1, not the teacher-forcing
 trainer), checked every `check_every` epochs with early stopping after
@@ -183,8 +183,8 @@ class RecipeHyperModel(kt.HyperModel):
         the zoo's pipelines, made once per hypermodel."""
         if self._data is None:
             recipe = self.recipe
-            training = train._dataset(recipe, "train", self.data_dir, self.quick, shuffle=True, seed=self.seed)
-            valid = train._dataset(recipe, recipe.valid_split, self.data_dir, self.quick)
+            training = train.recipe_dataset(recipe, "train", self.data_dir, self.quick, shuffle=True, seed=self.seed)
+            valid = train.recipe_dataset(recipe, recipe.valid_split, self.data_dir, self.quick)
             valid_predictor = valid.map(lambda x, y, w: (x[0], y, w)) if recipe.teacher_forcing else valid
             self._data = (training, valid, valid_predictor)
         return self._data

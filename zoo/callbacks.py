@@ -6,6 +6,8 @@ stops once 5 consecutive checks have not beaten the best one. Train with
 `model.fit(..., validation_freq=every)` so validation runs only at checks.
 """
 
+import time
+
 import keras
 import numpy as np
 
@@ -123,13 +125,9 @@ class TimeBudget(keras.callbacks.Callback):
         self.stopped = False
 
     def on_train_begin(self, logs=None):
-        import time
-
         self.start = time.perf_counter()
         self.stopped = False
 
     def on_train_batch_end(self, batch, logs=None):
-        import time
-
         if time.perf_counter() - self.start > self.seconds:
             self.model.stop_training = self.stopped = True

@@ -20,15 +20,19 @@ QUICK_STREAM_TOKENS = 5000  # a language-model stream (PTB) is one sequence: cut
 QUICK_PRETRAINING_STEPS = 200
 
 
-def _quick(sequences):
+def quick_sequences(sequences):
+    """The --quick subset: the first QUICK_SEQUENCES sequences, or the first
+    QUICK_STREAM_TOKENS tokens of a one-sequence stream."""
     if len(sequences) == 1:
         return data.Sequences([sequences.inputs[0][:QUICK_STREAM_TOKENS]],
                               [sequences.targets[0][:QUICK_STREAM_TOKENS]])
     return data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])
 
 
-def _dataset(recipe, split, data_dir, quick, shuffle=False, seed=0, fixed_shapes=False):
-    """The recipe's batches of one split. `fixed_shapes` (for XLA on TPUs):
+def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, seed=0, fixed_shapes=False):
+    """The recipe's batches of one split, a `tf.data.Dataset` of `(x, y, w)`
+    (`((x, y), y, w)` for teacher forcing); `quick`: `quick_sequences` of
+    it. `fixed_shapes` (for XLA on TPUs):
     every batch padded to the split's longest sequence, and the training
     split (`shuffle=True`) drops its last partial batch, a different one
     each epoch; evaluation splits keep every sequence."""
@@ -36,7 +40,7 @@ def _dataset(recipe, split, data_dir, quick, shuffle=False, seed=0, fixed_shapes
 
     sequences = data.load_arrays(recipe.dataset, split, data_dir=data_dir, **recipe.data_options)
     if quick:
-        sequences = _quick(sequences)
+        sequences = quick_sequences(sequences)
     fixed = {}
     if fixed_shapes:
         if shuffle and 1 < len(sequences) < recipe.batch_size:
@@ -92,7 +96,7 @@ def _build(recipe, quick, data_dir):
     if recipe.builder == "pretrained_lmn_model":  # pretraining reads the training set
         train = data.load_arrays(recipe.dataset, "train", data_dir=data_dir, **recipe.data_options)
         if quick:  # 12 sequences, cut short: Piano-midi pieces run to thousands of frames
-            train = _quick(train)
+            train = quick_sequences(train)
             train = data.Sequences([x[:QUICK_PRETRAINING_STEPS] for x in train.inputs],
                                    [y[:QUICK_PRETRAINING_STEPS] for y in train.targets])
         model = builders.pretrained_lmn_model(train, **arguments)
@@ -121,7 +125,7 @@ def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
 
         raise ValueError(train_ngram.NO_SAVED_MODEL.format(name=recipe.name))
     model = keras.saving.load_model(model_path)
-    dataset = _dataset(recipe, split, data_dir, quick)
+    dataset = recipe_dataset(recipe, split, data_dir, quick)
     if recipe.teacher_forcing:
         dataset = dataset.map(lambda x, y, w: (x[0], y, w))
     return {k: float(v) for k, v in model.evaluate(dataset, return_dict=True, verbose=0).items()}
@@ -134,7 +138,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     Training ends at early stopping, after `epochs` (default: the recipe's),
     or at the first training step past `max_seconds` of training time.
     `jit_compile`, `steps_per_execution` (see `configure_execution`) and
-    `fixed_shapes` (see `_dataset`) set up XLA runs; on a TPU use
+    `fixed_shapes` (see `recipe_dataset`) set up XLA runs; on a TPU use
     `jit_compile=True, fixed_shapes=True` and `steps_per_execution` of
     tens of batches."""
     if recipe.builder == "ngram_model":  # counts, not a Keras model
@@ -143,11 +147,11 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         return train_ngram.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed)
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
-    train = _dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed, fixed_shapes=fixed_shapes)
+    train = recipe_dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed, fixed_shapes=fixed_shapes)
     valid = None
     if recipe.valid_split:
-        valid = _dataset(recipe, recipe.valid_split, data_dir, quick, fixed_shapes=fixed_shapes)
-    test = _dataset(recipe, "test", data_dir, quick, fixed_shapes=fixed_shapes)
+        valid = recipe_dataset(recipe, recipe.valid_split, data_dir, quick, fixed_shapes=fixed_shapes)
+    test = recipe_dataset(recipe, "test", data_dir, quick, fixed_shapes=fixed_shapes)
     (trainer, predictor), arguments = build(recipe, quick, data_dir, jit_compile, steps_per_execution)
     if getattr(trainer, "dataset_map", None):  # e.g. deep supervision: targets per output
         train = train.map(trainer.dataset_map)
