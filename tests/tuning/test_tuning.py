@@ -12,6 +12,13 @@ import pytest
 
 kt = pytest.importorskip("keras_tuner", reason="keras-tuner is not installed (the `tune` extra)")
 
+# KerasTuner's oracles, resumption and our CLI around them are the same Python on
+# every backend; the backends themselves are exercised by the per-family searches.
+ORCHESTRATION_ON_TENSORFLOW = pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="tuner orchestration (oracles, resume, CLI) is backend-independent: run in the TensorFlow pass; "
+           "the per-family searches run on every backend")
+
 from keras_seq.tuning import hypermodels  # noqa: E402
 from keras_seq.tuning import spaces  # noqa: E402
 from keras_seq.tuning import tuners  # noqa: E402
@@ -71,6 +78,7 @@ class Killed(BaseException):
     """Stands for the search process being killed (not caught by KerasTuner)."""
 
 
+@ORCHESTRATION_ON_TENSORFLOW
 def test_killed_search_resumes_without_redoing_finished_trials(shared_data_dir, tmp_path, monkeypatch):
     fits = []
     original_fit = hypermodels.RecipeHyperModel.fit
@@ -100,6 +108,7 @@ def test_killed_search_resumes_without_redoing_finished_trials(shared_data_dir, 
     assert len(fits) == 3 and summary["trials_completed"] == 2
 
 
+@ORCHESTRATION_ON_TENSORFLOW
 def test_hyperband_bayesian_and_grid_tuners_run(shared_data_dir, tmp_path):
     for tuner, epochs in (("hyperband", 2), ("bayesian", 1), ("grid", 1)):
         summary = tuners.search(
@@ -186,6 +195,7 @@ def test_cli_tune_rejects_a_bad_range_before_searching(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+@ORCHESTRATION_ON_TENSORFLOW
 def test_cli_tune_writes_the_report_and_resumes(shared_data_dir, tmp_path, capsys):
     from keras_seq.zoo import cli
 
