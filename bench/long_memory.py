@@ -130,6 +130,8 @@ def main():
         dilations = [int(d) for d in args.dilations.split(",")]
         args.levels = len(dilations)
     shape = dict(kernel_size=args.kernel_size, dilations=dilations)
+    if args.model == "tcn":  # the TCN has no --output; the TrellisNet below only lends its input
+        args.output = min(args.output, args.hidden)
     if args.task == "adding":
         model = TrellisNet(args.hidden, args.output, args.levels, input_dim=2,
                            num_outputs=1, return_sequences=False, **shape)
