@@ -24,17 +24,28 @@ def adding_problem(n, steps, seed):
     return np.stack([values, markers], axis=-1), targets[:, None].astype("float32")
 
 
-def copy_memory(n, delay, seed, length=10):
-    """Inputs (n, delay + 2 * length) token ids: `length` digits in 1..8,
-    `delay - 1` blanks (0), the delimiter 9, then `length` blanks; targets:
-    blanks, then the digits again at the last `length` steps. Predicting
-    blanks then uniform digits gives a cross-entropy of 10 ln 8 / T."""
+def copy_memory(n, delay, seed, length=10, marker="repeated"):
+    """Copy memory, inputs and targets `(n, delay + 2 * length)` token ids.
+
+    Inputs: `length` digits in 1..8, then `delay - 1` blanks (0), then the
+    recall markers. `marker="repeated"` is the TCN paper's layout (Bai et
+    al. 2018, Sec. 4.5): the last `length + 1` inputs are all 9, the first
+    of them the delimiter. `marker="single"` is Arjovsky et al. (2016)'s:
+    one delimiter 9, then `length` blanks. Targets: blanks, then the digits
+    again at the last `length` steps. Predicting blanks then uniform digits
+    gives a cross-entropy of `length * ln 8 / (delay + 2 * length)`.
+    """
+    if marker not in ("repeated", "single"):
+        raise ValueError(f'copy_memory marker must be "repeated" or "single"; got {marker!r}.')
     rng = np.random.default_rng(seed)
     steps = delay + 2 * length
     digits = rng.integers(1, 9, (n, length))
     inputs = np.zeros((n, steps), dtype="int32")
     inputs[:, :length] = digits
-    inputs[:, length + delay - 1] = 9
+    if marker == "repeated":
+        inputs[:, length + delay - 1 :] = 9
+    else:
+        inputs[:, length + delay - 1] = 9
     targets = np.zeros((n, steps), dtype="int32")
     targets[:, -length:] = digits
     return inputs, targets
@@ -46,9 +57,9 @@ def _adding(split, data_dir=None, steps=200, num_sequences=None):
     return registry.Sequences(list(inputs), list(targets))
 
 
-def _copy(split, data_dir=None, delay=500, num_sequences=None):
+def _copy(split, data_dir=None, delay=500, num_sequences=None, marker="repeated"):
     n = num_sequences or {"train": 30000, "valid": 1000, "test": 6000}[split]
-    inputs, targets = copy_memory(n, delay, seed=2000 + _SPLIT_SEEDS[split])
+    inputs, targets = copy_memory(n, delay, seed=2000 + _SPLIT_SEEDS[split], marker=marker)
     return registry.Sequences(list(inputs), list(targets))
 
 
@@ -68,7 +79,7 @@ registry.register(
 registry.register(
     registry.DatasetInfo(
         name="copy_memory",
-        description="Copy memory (delay T=500 by default, option delay=): repeat 10 digits after the delimiter.",
+        description="Copy memory (delay T=500 by default, option delay=; TCN-paper layout, option marker=\"single\" for one delimiter): repeat 10 digits after the delimiter.",
         task="labelling",
         splits={"train": 30000, "valid": 1000, "test": 6000},
         input_shape=(),

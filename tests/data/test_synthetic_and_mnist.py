@@ -17,12 +17,23 @@ def test_adding_problem_targets_and_baseline():
     np.testing.assert_array_equal(x, again)
 
 
-def test_copy_memory_layout():
+def test_copy_memory_layout_is_the_tcn_papers():
     x, y = synthetic.copy_memory(5, delay=30, seed=1)
     assert x.shape == y.shape == (5, 50)
     np.testing.assert_array_equal(y[:, -10:], x[:, :10])
-    assert np.all(x[:, 39] == 9) and np.all(y[:, :-10] == 0)
+    assert np.all(x[:, 39:] == 9) and np.all(x[:, 10:39] == 0)  # 11 nines: delimiter + recall
+    assert np.all(y[:, :-10] == 0)
     assert x[:, :10].min() >= 1 and x[:, :10].max() <= 8
+
+
+def test_copy_memory_single_delimiter_layout():
+    x, y = synthetic.copy_memory(5, delay=30, seed=1, marker="single")
+    repeated, same_targets = synthetic.copy_memory(5, delay=30, seed=1)
+    np.testing.assert_array_equal(y, same_targets)
+    assert np.all(x[:, 39] == 9) and np.all(x[:, 40:] == 0) and np.all(x[:, 10:39] == 0)
+    np.testing.assert_array_equal(x[:, :10], repeated[:, :10])
+    with pytest.raises(ValueError, match="marker"):
+        synthetic.copy_memory(5, delay=30, seed=1, marker="twice")
 
 
 def test_splits_differ_and_sizes_follow_options():
