@@ -29,8 +29,8 @@ def trellisnet_model(
     batch_size=None, hidden_units=100, output_units=50, num_levels=8, embedding_dim=None,
     kernel_size=2, dilations=(1,), dropout=0.0, input_dropout=0.0, output_dropout=0.0,
     weight_dropout=0.0, embedding_dropout=0.0, weight_norm=True, aux_frequency=None,
-    aux_weight=0.0, num_experts=None, stateful=False, optimizer="adam", learning_rate=1e-3,
-    clipnorm=None, seed=None,
+    aux_weight=0.0, num_experts=None, stateful=False, forget_bias=0.0, optimizer="adam",
+    learning_rate=1e-3, clipnorm=None, seed=None,
 ):
     """A TrellisNet for a `keras_seq.data` task (`DatasetInfo.task`):
 
@@ -59,7 +59,8 @@ def trellisnet_model(
     common = dict(
         kernel_size=kernel_size, dilations=dilations, dropout=dropout, input_dropout=input_dropout,
         output_dropout=output_dropout, weight_dropout=weight_dropout, weight_norm=weight_norm,
-        stateful=stateful, batch_size=batch_size if stateful else None, seed=seed,
+        stateful=stateful, batch_size=batch_size if stateful else None, forget_bias=forget_bias,
+        seed=seed,
     )
     from_logits = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     if vocabulary_size is not None:

@@ -116,6 +116,12 @@ class TrellisBlock(keras.layers.Layer):
             step of the top level.
         stateful: Whether to carry the final `(h, c)` of each call into the
             next one (see above). Needs a static batch size.
+        forget_bias: Float added to the initial bias of the forget gate `f`
+            (default 0, as in the reference code; Keras' LSTM
+            `unit_forget_bias` adds 1). A large value (e.g. 4: `sigmoid(f)`
+            about 0.98) makes `c` a near-identity path through the levels
+            at initialisation, which long-lag tasks such as copy memory need
+            (see `bench/long_memory.py`).
         input_kernel_initializer: Initializer for `input_kernel`.
             Default `"glorot_uniform"`.
         hidden_kernel_initializer: Initializer for `hidden_kernel`.
@@ -170,6 +176,7 @@ class TrellisBlock(keras.layers.Layer):
         return_state=False,
         weight_dropout=0.0,
         stateful=False,
+        forget_bias=0.0,
         input_kernel_initializer="glorot_uniform",
         hidden_kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
@@ -195,6 +202,7 @@ class TrellisBlock(keras.layers.Layer):
         dilations = validation.positive_int_sequence("dilations", dilations)
         validation.rate("dropout", dropout)
         validation.rate("weight_dropout", weight_dropout)
+        validation.finite_float("forget_bias", forget_bias)
         if aux_frequency is not None:
             validation.positive_int("aux_frequency", aux_frequency)
             if aux_frequency >= num_levels:
@@ -215,6 +223,7 @@ class TrellisBlock(keras.layers.Layer):
         self.return_state = bool(return_state)
         self.weight_dropout = float(weight_dropout)
         self.stateful = bool(stateful)
+        self.forget_bias = float(forget_bias)
         self.state_h = self.state_c = None
 
         self.input_kernel_initializer = initializers.get(input_kernel_initializer)
@@ -289,6 +298,11 @@ class TrellisBlock(keras.layers.Layer):
             regularizer=self.bias_regularizer,
             constraint=self.bias_constraint,
         )
+        if self.forget_bias:
+            shift = np.zeros((width,), "float32")
+            f = GATES.index("f") * self.hidden_units
+            shift[f : f + self.hidden_units] = self.forget_bias
+            self.bias.assign(self.bias + ops.cast(shift, self.bias.dtype))
         if self.weight_norm:
             self.input_kernel_gain = self.add_weight(
                 shape=(width,), name="input_kernel_gain", initializer="ones"
@@ -518,6 +532,7 @@ class TrellisBlock(keras.layers.Layer):
             "return_state": self.return_state,
             "weight_dropout": self.weight_dropout,
             "stateful": self.stateful,
+            "forget_bias": self.forget_bias,
             "seed": self.seed,
         }
         config.update(validation.weight_options_config(self, ("input_kernel", "hidden_kernel", "bias")))

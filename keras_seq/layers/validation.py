@@ -26,6 +26,15 @@ def rate(name, value):
         raise ValueError(f"`{name}` must be a float in [0, 1); got {value!r}.")
 
 
+def finite_float(name, value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+    ):
+        raise ValueError(f"`{name}` must be a finite float; got {value!r}.")
+
+
 def rank(what, shape, expected, layout):
     shape = tuple(shape)
     if len(shape) != expected:

@@ -37,6 +37,7 @@ def TrellisNet(
     num_experts=None,
     stateful=False,
     batch_size=None,
+    forget_bias=0.0,
     seed=None,
     name="trellisnet",
 ):
@@ -88,7 +89,8 @@ def TrellisNet(
 
     Args:
         hidden_units, output_units, num_levels, kernel_size, dilations,
-        dropout, weight_norm, aux_frequency, seed: As in `TrellisBlock`.
+        dropout, weight_norm, aux_frequency, forget_bias, seed: As in
+            `TrellisBlock`.
         vocab_size: Vocabulary size for token inputs (language model).
         input_dim: Feature width for float inputs. Exactly one of
             `vocab_size` / `input_dim`.
@@ -203,7 +205,7 @@ def TrellisNet(
         hidden_units, output_units, num_levels, kernel_size=kernel_size,
         dilations=dilations, dropout=dropout, weight_norm=weight_norm,
         aux_frequency=aux_frequency, weight_dropout=weight_dropout,
-        stateful=stateful, seed=seed, name="trellis",
+        stateful=stateful, forget_bias=forget_bias, seed=seed, name="trellis",
     )
     outputs = block(x)
     h, aux = outputs if aux_frequency is not None else (outputs, None)

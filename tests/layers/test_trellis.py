@@ -424,10 +424,21 @@ def test_functional_with_state_and_unknown_time():
     assert out.shape == (2, 7, 2)
 
 
+def test_forget_bias_shifts_only_the_forget_gates_initial_bias():
+    layer = TrellisBlock(3, 2, 2, bias_initializer="ones", forget_bias=4.0)
+    layer.build((None, None, 5))
+    bias = keras.ops.convert_to_numpy(layer.bias).reshape(4, 3)  # gates i, o, g, f
+    np.testing.assert_allclose(bias[:3], 1.0)
+    np.testing.assert_allclose(bias[3], 5.0)
+    default = TrellisBlock(3, 2, 2)
+    default.build((None, None, 5))
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(default.bias), 0.0)
+
+
 def test_config_round_trip():
     layer = TrellisBlock(
         7, 3, 5, kernel_size=3, dilations=[1, 2], dropout=0.1, weight_norm=False,
-        aux_frequency=2, return_state=True, hidden_kernel_regularizer="l2",
+        aux_frequency=2, return_state=True, hidden_kernel_regularizer="l2", forget_bias=2.5,
         bias_initializer="ones", input_kernel_constraint="non_neg", seed=4,
     )
     clone = TrellisBlock.from_config(layer.get_config())
@@ -449,6 +460,8 @@ def test_config_round_trip():
         ({"dropout": 1.0}, "dropout"),
         ({"aux_frequency": 3}, "aux_frequency"),
         ({"aux_frequency": 0}, "aux_frequency"),
+        ({"forget_bias": float("nan")}, "forget_bias"),
+        ({"forget_bias": "4"}, "forget_bias"),
     ],
 )
 def test_bad_arguments(kwargs, match):
