@@ -1,16 +1,19 @@
 """Long-memory stress tests for TrellisNet, trained briefly on CPU.
 
     KERAS_BACKEND=tensorflow python bench/long_memory.py --task adding --steps 200
-    KERAS_BACKEND=tensorflow python bench/long_memory.py --task copy --steps 500
+    KERAS_BACKEND=tensorflow python bench/long_memory.py --task copy --steps 500 \
+        --train 2000 --test 200 --batch 16 --lr 5e-3 --hidden 24 --levels 9 --forget-bias 4
 
 adding (Hochreiter & Schmidhuber; TCN / TrellisNet papers): inputs
 `(T, 2)`, a value in U(0, 1) and a marker; two steps are marked, one in each
 half; the target is the sum of the two marked values. Predicting 1 gives the
 trivial test MSE 1/6 = 0.167.
 
-copy memory: 10 symbols from 1..8, then blanks with the delimiter 9 at step
-T + 10 - 1 (0-based), then 10 blanks; the model must output the 10 symbols
-over the last 10 steps and 0 elsewhere. The trivial baseline
+copy memory (TCN paper, Bai et al. 2018): 10 symbols from 1..8, then
+blanks, then 11 nines from step T + 10 - 1 (0-based; the first is the
+delimiter); the model must output the 10 symbols over the last 10 steps and
+0 elsewhere. `--copy-marker single` is Arjovsky et al. (2016)'s layout:
+one delimiter, then blanks. The trivial baseline
 (zeros, then uniform over 1..8 at the last 10 steps) has cross-entropy
 10 log(8) / (T + 20).
 
@@ -26,6 +29,7 @@ and the reported wall time and epochs include the stages.
 """
 
 import argparse
+import functools
 import math
 import os
 import sys
@@ -42,8 +46,8 @@ from keras_seq.data import synthetic  # noqa: E402
 from keras_seq.models.trellisnet import TrellisNet  # noqa: E402
 
 
-def copy_memory_one_hot(n, steps, seed):
-    x, y = synthetic.copy_memory(n, delay=steps, seed=seed)
+def copy_memory_one_hot(n, steps, seed, marker="repeated"):
+    x, y = synthetic.copy_memory(n, delay=steps, seed=seed, marker=marker)
     return np.eye(10, dtype="float32")[x], y
 
 
@@ -83,6 +87,8 @@ class TimeBudget(keras.callbacks.Callback):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--task", choices=["adding", "copy"], default="adding")
+    parser.add_argument("--copy-marker", choices=["repeated", "single"], default="repeated",
+                        help="copy task layout: the TCN paper's 11 nines, or one delimiter")
     parser.add_argument("--steps", type=int, default=None, help="T (200 / 500)")
     parser.add_argument("--train", type=int, default=4000)
     parser.add_argument("--test", type=int, default=1000)
@@ -99,8 +105,11 @@ def main():
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--clipnorm", type=float, default=1.0,
                         help="gradient norm clip (0: none)")
-    parser.add_argument("--gate-bias", default="0,0,0,0",
-                        help="initial bias of the gates i,o,g,f (comma-separated)")
+    parser.add_argument("--forget-bias", type=float, default=0.0,
+                        help="TrellisBlock's forget_bias: added to the forget gate's initial bias")
+    parser.add_argument("--gate-bias", default=None,
+                        help="initial bias of the gates i,o,g,f (comma-separated; replaces "
+                             "--forget-bias)")
     parser.add_argument("--hidden-gain", type=float, default=1.0,
                         help="scale of the initial hidden kernel (weight-norm gain)")
     parser.add_argument("--model", choices=["trellisnet", "tcn"], default="trellisnet",
@@ -119,7 +128,10 @@ def main():
 
     steps = args.steps or (200 if args.task == "adding" else 500)
     keras.utils.set_random_seed(args.seed)
-    make = adding if args.task == "adding" else copy_memory_one_hot
+    if args.task == "adding":
+        make = adding
+    else:
+        make = functools.partial(copy_memory_one_hot, marker=args.copy_marker)
     x_train, y_train = make(args.train, steps, seed=0)
     x_test, y_test = make(args.test, steps, seed=1)
 
@@ -129,7 +141,7 @@ def main():
     if args.dilations:
         dilations = [int(d) for d in args.dilations.split(",")]
         args.levels = len(dilations)
-    shape = dict(kernel_size=args.kernel_size, dilations=dilations)
+    shape = dict(kernel_size=args.kernel_size, dilations=dilations, forget_bias=args.forget_bias)
     if args.model == "tcn":  # the TCN has no --output; the TrellisNet below only lends its input
         args.output = min(args.output, args.hidden)
     if args.task == "adding":
@@ -148,8 +160,9 @@ def main():
     else:
         block = model.get_layer("trellis")
         receptive_field = block.receptive_field
-        gate_bias = [float(b) for b in args.gate_bias.split(",")]
-        block.bias.assign(np.repeat(gate_bias, args.hidden).astype("float32"))  # gates i, o, g, f
+        if args.gate_bias:
+            gate_bias = [float(b) for b in args.gate_bias.split(",")]
+            block.bias.assign(np.repeat(gate_bias, args.hidden).astype("float32"))  # i, o, g, f
         block.hidden_kernel_gain.assign(args.hidden_gain * block.hidden_kernel_gain)
     model.compile(
         optimizer=keras.optimizers.Adam(args.lr, clipnorm=args.clipnorm or None), loss=loss,
@@ -184,10 +197,11 @@ def main():
     print("| model | params | receptive field | epochs | wall time (s) | "
           f"{metric} | trivial baseline |")
     print("|---|---|---|---|---|---|---|")
+    forget = f" forget_bias={args.forget_bias:g}" if args.model == "trellisnet" else ""
     print(f"| {args.model} h={args.hidden} out={args.output} levels={args.levels} "
-          f"k={args.kernel_size} | "
+          f"k={args.kernel_size}{forget} | "
           f"{model.count_params()} | {receptive_field} | "
-          f"{stage_epochs + len(history.history['loss'])} | {wall:.0f} | {test_loss:.4f} | {baseline:.4f} |")
+          f"{stage_epochs + len(history.history['loss'])} | {wall:.0f} | {test_loss:.4g} | {baseline:.4f} |")
     if stages:
         print(f"\nCurriculum {args.curriculum} -> {steps}: {stage_epochs} stage epochs")
     print(f"\nValidation loss per epoch: {curve}")

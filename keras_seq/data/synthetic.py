@@ -85,7 +85,7 @@ registry.register(
         input_shape=(),
         input_dtype="int32",
         num_classes=10,
-        source="Hochreiter & Schmidhuber 1997; generated (seeded)",
+        source="Hochreiter & Schmidhuber 1997; layout of Bai et al. 2018 (TCN); generated (seeded)",
         vocabulary_size=10,
     ),
     _copy,
