@@ -29,7 +29,7 @@ def copy_memory(n, delay, seed, length=10, marker="repeated"):
 
     Inputs: `length` digits in 1..8, then `delay - 1` blanks (0), then the
     recall markers. `marker="repeated"` is the TCN paper's layout (Bai et
-    al. 2018, Sec. 4.5): the last `length + 1` inputs are all 9, the first
+    al. 2018): the last `length + 1` inputs are all 9, the first
     of them the delimiter. `marker="single"` is Arjovsky et al. (2016)'s:
     one delimiter 9, then `length` blanks. Targets: blanks, then the digits
     again at the last `length` steps. Predicting blanks then uniform digits
