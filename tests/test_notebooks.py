@@ -110,11 +110,13 @@ def _summary(nb):
 
 def _check_quick_start(nb, summary, folder):
     text = _outputs_text(nb)
-    assert "| recipe | data | metric | ours | paper |" in text
+    assert "| model | parameters | updates | epochs | wall s | test frame_nll | test frame_accuracy |" in text
     assert "| jsb_chorales_lmn_b_pretrained (quick) |" in text and "| jsb_chorales_lstm (quick) |" in text
+    assert "Not converged: jsb_chorales_lmn_b_pretrained, jsb_chorales_lstm" in text  # one epoch each
     assert sorted(summary) == ["jsb_chorales_lmn_b_pretrained", "jsb_chorales_lstm"]
     for row in summary.values():
         assert row["metric"] == "frame_accuracy" and 0.0 <= row["test"] <= 1.0 and row["epochs"] == 1
+        assert row["converged"] is False
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 4  # curve + piano roll per recipe
     for name in ("jsb_chorales_lstm.keras", "jsb_chorales_lstm_curve.png", "jsb_chorales_lstm_roll.png"):

@@ -40,25 +40,73 @@ def test_planned_recipes_exist_and_filter():
     assert all(name in recipes.RECIPES for name in results.GPU_SCALE)
 
 
-def test_results_measures_writes_and_resumes(shared_data_dir, tmp_path, monkeypatch, capsys):
+def test_results_measures_writes_records_and_reuses_them(shared_data_dir, tmp_path, monkeypatch, capsys):
     from keras_seq.zoo import cli
     from keras_seq.zoo import train
 
-    output, markdown = tmp_path / "records", tmp_path / "RESULTS.md"
+    records, markdown = tmp_path / "records", tmp_path / "RESULTS.md"
     argv = ["results", "--quick", "--only", "ocr_ms_lstm", "--data-dir", shared_data_dir,
-            "--output", str(output), "--markdown", str(markdown), "--budget-seconds", "30"]
+            "--records", str(records), "--markdown", str(markdown), "--budget-seconds", "30"]
     cli.main(argv)
-    record = json.load(open(output / "ocr_ms_lstm.json"))
+    record = json.load(open(records / "ocr_ms_lstm" / "seed-0.json"))
     text = markdown.read_text()
     assert "## SCRBM paper: OCR letters, ms protocol" in text
-    assert "| ocr_ms_lstm (quick) |" in text and "13.33 %" in text  # ours beside the paper's
-    assert "keras-seq results --quick --only ocr_ms_lstm" in text  # the command that made it
-    assert "`ptb_word_trellisnet`" in text and "not yet measured" in text
+    assert "| ocr_ms_lstm | sequence_error |" in text and "13.33 %" in text  # ours beside the paper's
+    assert "`keras-seq results --only ocr_ms_lstm --seeds 0 --quick --data-dir" in text  # the command that made it
+    assert "`keras-seq train ptb_word_trellisnet" in text and "not yet measured" in text
     assert record["max_seconds"] == 30.0 and record["quick"] is True
+    assert record["stopping"]["reason"] in ("epoch_limit", "time_budget")  # one --quick epoch: cut
+    assert "**(not converged)**" in text
 
     def no_training(*args, **kwargs):
-        raise AssertionError("--resume must reuse the stored record")
+        raise AssertionError("a recipe and seed with a record must not be trained again")
 
     monkeypatch.setattr(train, "run", no_training)
-    cli.main(argv + ["--resume"])
+    cli.main(argv)
+    cli.main(argv + ["--rebuild"])
     assert f"{100 * record['test']['sequence_error']:.2f} %" in markdown.read_text()
+
+
+def _record(seed, error, converged=True, **extra):
+    return {
+        "recipe": "ocr_ms_scrbm", "dataset": "ocr_letters", "task": "labelling",
+        "data_options": {"protocol": "ms", "fold": 0}, "seed": seed, "quick": False,
+        "test": {"sequence_error": error, "bits_per_event": 0.5 + error}, "headline": None,
+        "paper": {"value": 0.1481, "metric": "sequence_error", "source": "SCRBM paper"},
+        "parameters": 25526, "epochs_run": 100 + seed, "wall_seconds": 60.0 + seed,
+        "hardware": "x86_64 2 CPU cores, backend tensorflow",
+        "stopping": {"reason": "early_stopping" if converged else "epoch_limit", "converged": converged,
+                     "best_epoch": 50, "last_epoch": 100 + seed},
+        "command": f"keras-seq results --only ocr_ms_scrbm --seeds {seed} --data-dir ../shared/data",
+        **extra,
+    }
+
+
+def test_results_rebuild_from_committed_records(tmp_path):
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    for seed, error in ((0, 0.16), (1, 0.18), (2, 0.20)):
+        results.write_record(_record(seed, error, converged=seed != 2), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
+    (records / "ocr_ms_scrbm" / "NOTE.md").write_text("Selection on Algorithm 1 closes 3 points of the gap.")
+    results.write_record({**_record(0, 0.5), "quick": True}, str(records / "ocr_ms_scrbm" / "seed-9.json"))
+    text = results.markdown(results.load_records(str(records)), str(records))
+    row = next(line for line in text.splitlines() if line.startswith("| ocr_ms_scrbm |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "18.00 ± 2.00 %"  # mean and sample std over the three seeds; the quick record is apart
+    assert cells[3] == "0, 1, 2" and cells[4] == "14.81 %" and cells[5] == "0.680 ± 0.020"
+    assert cells[7] == "100-102" and cells[8] == "2/3 **(not converged)**" and cells[9] == "61"
+    assert "--seeds 0 1 2 --data-dir ../shared/data" in cells[11]
+    assert "**ocr_ms_scrbm.** Selection on Algorithm 1 closes 3 points" in text
+    assert "- `keras-seq results --only ocr_ms_lstm --seeds 0 1 2" in text  # listed as not measured
+    assert "| ocr_ms_lstm |" not in text
+
+
+def test_a_damaged_record_is_named(tmp_path):
+    from keras_seq.zoo import results
+
+    path = tmp_path / "ocr_ms_scrbm" / "seed-0.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(_record(0, 0.2))[:40])
+    with pytest.raises(ValueError, match=r"seed-0.json is not valid JSON .*Delete it and rerun"):
+        results.load_records(str(tmp_path))

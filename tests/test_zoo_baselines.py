@@ -152,9 +152,49 @@ def test_periodic_early_stopping_on_a_scripted_schedule():
         if model.stop_training:
             break
     stopper.on_train_end()
-    assert last_epoch + 1 == 70 and stopper.stopped_epoch + 1 == 70
-    assert stopper.best == 3.0 and stopper.best_epoch + 1 == 20
+    assert last_epoch + 1 == 70 and stopper.stopped_epoch == 70
+    assert stopper.best["val_error"] == 3.0 and stopper.best_epoch == 20
     assert model.get_weights()[0][0, 0] == 19.0  # the weights after epoch 20
+
+
+def test_early_stopping_waits_while_a_progress_metric_improves():
+    model = _marker_model()
+    stopper = PeriodicEarlyStopping("val_acc", "max", every=1, patience=2, progress=[("val_nll", "min")])
+    stopper.set_model(model)
+    # Accuracy is flat at 0 for five epochs while the NLL falls (the plateau),
+    # then rises to its best at epoch 7; from epoch 8 neither improves.
+    accuracy = [0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.3, 0.2, 0.25, 0.29, 0.9]
+    nll = [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.5, 3.6, 3.7, 3.6, 3.0]
+    stopper.on_train_begin()
+    for epoch, (a, n) in enumerate(zip(accuracy, nll)):
+        model.set_weights([np.full((1, 1), float(epoch), "float32")])
+        stopper.on_epoch_end(epoch, {"val_acc": a, "val_nll": n})
+        if model.stop_training:
+            break
+    stopper.on_train_end()
+    assert stopper.stopped_epoch == 9 and stopper.best_epoch == 7
+    assert model.get_weights()[0][0, 0] == 6.0  # selected on accuracy, not on the NLL
+    with pytest.raises(ValueError, match="mode of 'val_nll'"):
+        PeriodicEarlyStopping("val_acc", "max", progress=[("val_nll", "down")])
+
+
+def test_stopping_record_names_the_reason():
+    from keras_seq.zoo.callbacks import TimeBudget
+    from keras_seq.zoo.callbacks import stopping_record
+
+    stopper = PeriodicEarlyStopping("val_loss", "min", patience=3)
+    stopper.on_train_begin()
+    stopper.best_epoch = 12
+    capped = stopping_record(20, 20, stopper)
+    assert capped["reason"] == "epoch_limit" and capped["converged"] is False and capped["best_epoch"] == 12
+    budget = TimeBudget(10)
+    budget.stopped = True
+    assert stopping_record(15, 20, stopper, budget)["reason"] == "time_budget"
+    stopper.stopped_epoch = 15
+    stopped = stopping_record(15, 20, stopper, budget)
+    assert stopped["reason"] == "early_stopping" and stopped["converged"] is True
+    fixed = stopping_record(20, 20)
+    assert fixed["reason"] == "fixed_epochs" and fixed["converged"] is None
 
 
 def test_periodic_early_stopping_with_fit_and_validation_freq():
@@ -213,3 +253,20 @@ def test_train_quick_conv_classification(tmp_path, monkeypatch, capsys):
     assert "| permuted_mnist_conv (quick) | permuted_mnist | accuracy |" in capsys.readouterr().out
     record = json.load(open(tmp_path / "permuted_mnist_conv.json"))
     assert 0.0 <= record["test"]["accuracy"] <= 1.0 and record["epochs_run"] == 1
+
+
+def test_scrbm_recipes_select_on_algorithm_1_not_on_teacher_forcing(shared_data_dir, tmp_path):
+    from keras_seq.zoo import recipes
+    from keras_seq.zoo import train
+
+    recipe = recipes.get("ocr_ms_scrbm")
+    record = train.run(recipe, data_dir=shared_data_dir, quick=True, epochs=recipe.check_every,
+                       output=str(tmp_path), verbose=0)
+    history = record["history"]
+    assert record["validation_epochs"] == [recipe.check_every]
+    assert len(history["val_sequence_error"]) == len(history["val_teacher_forced_sequence_error"]) == 1
+    # The monitored val_sequence_error is the saved predictor's (Algorithm 1) on the validation split.
+    predictor = train.evaluate(recipe, str(tmp_path / "ocr_ms_scrbm.keras"), shared_data_dir, quick=True,
+                               split="valid")
+    assert history["val_sequence_error"][0] == pytest.approx(predictor["sequence_error"], abs=1e-6)
+    assert record["stopping"]["monitor"] == "val_sequence_error" and record["stopping"]["best_epoch"] == 10

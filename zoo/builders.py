@@ -62,7 +62,8 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
                          learning_rate=1e-3, keys=88):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
     the training `Sequences`, compiled for fine-tuning. Returns
-    `(model, model)` with the pretraining report at `model.pretraining_report`."""
+    `(model, model)` with the pretraining report at `model.pretraining_report`
+    (its `updates`: the unrolled network's gradient steps)."""
     from keras_seq.pretraining import pretrain_lmn
 
     model, pretraining_report = pretrain_lmn(
@@ -74,9 +75,12 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
         loss=keras.losses.BinaryCrossentropy(),
         weighted_metrics=[metrics.FrameAccuracy(), metrics.FrameNLL()],
     )
+    unrolled = pretraining_report["unrolled_model"]
     model.pretraining_report = {
         k: v for k, v in pretraining_report.items() if k not in ("autoencoder", "unrolled_model")
     }
+    # Gradient steps of the unrolled window network (the closed-form autoencoder takes none).
+    model.pretraining_report["updates"] = int(unrolled.optimizer.iterations) if unrolled.optimizer else 0
     return model, model
 
 

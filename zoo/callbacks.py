@@ -1,5 +1,6 @@
 """Training callbacks of the zoo: early stopping on a validation schedule
-sparser than every epoch, and a wall-time budget.
+sparser than every epoch, validation of the predicting model, a wall-time
+budget, and the record of why a run stopped.
 
 The SCRBM paper (Sec. 4.2) checks the validation metric every 10 epochs and
 stops once 5 consecutive checks have not beaten the best one. Train with
@@ -13,13 +14,20 @@ import numpy as np
 
 
 class PeriodicEarlyStopping(keras.callbacks.Callback):
-    """Stops training after `patience` checks without improvement, checking
-    `monitor` at the end of every `every`-th epoch (epochs `every`,
+    """Stops training after `patience` checks in which no watched metric
+    improved, checking at the end of every `every`-th epoch (epochs `every`,
     `2 * every`, ... counted from 1).
 
-    Improvement means strictly better than the best check so far. With
-    `restore_best_weights`, the weights of the best check are put back when
-    training ends (stopped or not), as `keras.callbacks.EarlyStopping` does.
+    `monitor` selects the model: the weights of its best check are put back
+    when training ends (stopped or not), as `keras.callbacks.EarlyStopping`
+    does. `progress` names further metrics that count as improvement for
+    patience only: e.g. the validation NLL, which keeps falling while frame
+    accuracy sits at zero on the all-notes-off plateau of polyphonic music.
+    Improvement means strictly better than the best check so far.
+
+    After training, `stopped_epoch` (1-based) is the epoch at which patience
+    ran out, or None when something else (the epoch limit, a time budget)
+    ended training; `best_epoch` (1-based) is the best check's epoch.
 
     Args:
         monitor: A key of the epoch logs, e.g. `"val_sequence_error"`.
@@ -28,17 +36,20 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
             `validation_freq` to `fit`).
         patience: Checks without improvement before stopping.
         restore_best_weights: Restore the weights of the best check.
+        progress: `(key, mode)` pairs watched for patience only.
 
     Example:
 
-    >>> stopper = PeriodicEarlyStopping("val_loss", "min", every=10, patience=5)
+    >>> stopper = PeriodicEarlyStopping("val_sequence_error", "min", every=10, patience=5)
     >>> model.fit(train, validation_data=valid, validation_freq=10, epochs=200, callbacks=[stopper])
     """
 
-    def __init__(self, monitor="val_loss", mode="min", every=1, patience=0, restore_best_weights=True):
+    def __init__(self, monitor="val_loss", mode="min", every=1, patience=0, restore_best_weights=True,
+                 progress=()):
         super().__init__()
-        if mode not in ("min", "max"):
-            raise ValueError(f"`mode` must be 'min' or 'max'; got {mode!r}.")
+        for key, direction in ((monitor, mode), *progress):
+            if direction not in ("min", "max"):
+                raise ValueError(f"The mode of {key!r} must be 'min' or 'max'; got {direction!r}.")
         if int(every) < 1 or int(patience) < 0:
             raise ValueError(f"`every` must be >= 1 and `patience` >= 0; got {every} and {patience}.")
         self.monitor = monitor
@@ -46,36 +57,45 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         self.every = int(every)
         self.patience = int(patience)
         self.restore_best_weights = restore_best_weights
+        self.progress = tuple((key, direction) for key, direction in progress if key != monitor)
 
     def on_train_begin(self, logs=None):
-        self.best = np.inf if self.mode == "min" else -np.inf
-        self.best_epoch = None  # 0-based, as Keras counts epochs
+        watched = ((self.monitor, self.mode), *self.progress)
+        self.best = {key: np.inf if direction == "min" else -np.inf for key, direction in watched}
+        self.best_epoch = None
         self.best_weights = None
         self.checks_without_improvement = 0
         self.stopped_epoch = None
 
-    def _is_improvement(self, value):
-        return value < self.best if self.mode == "min" else value > self.best
+    def _improved(self, key, direction, value):
+        return value < self.best[key] if direction == "min" else value > self.best[key]
 
     def on_epoch_end(self, epoch, logs=None):
         if (epoch + 1) % self.every:
             return
         logs = logs or {}
-        if self.monitor not in logs:
-            raise ValueError(
-                f"PeriodicEarlyStopping checks {self.monitor!r} at epoch {epoch + 1}, but the logs "
-                f"hold only {sorted(logs)}; pass validation_data and validation_freq={self.every} to fit."
-            )
-        value = float(logs[self.monitor])
-        if self._is_improvement(value):
-            self.best, self.best_epoch = value, epoch
+        improved = False
+        for key, direction in ((self.monitor, self.mode), *self.progress):
+            if key not in logs:
+                raise ValueError(
+                    f"Early stopping checks {key!r} at epoch {epoch + 1}, but the logs hold only "
+                    f"{sorted(logs)}; pass validation_data and validation_freq={self.every} to fit."
+                )
+            value = float(logs[key])
+            if not self._improved(key, direction, value):
+                continue
+            improved = True
+            self.best[key] = value
+            if key == self.monitor:
+                self.best_epoch = epoch + 1
+                if self.restore_best_weights:
+                    self.best_weights = self.model.get_weights()
+        if improved:
             self.checks_without_improvement = 0
-            if self.restore_best_weights:
-                self.best_weights = self.model.get_weights()
             return
         self.checks_without_improvement += 1
         if self.checks_without_improvement >= self.patience:
-            self.stopped_epoch = epoch
+            self.stopped_epoch = epoch + 1
             self.model.stop_training = True
 
     def on_train_end(self, logs=None):
@@ -83,28 +103,92 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
             self.model.set_weights(self.best_weights)
 
 
-def early_stopping(monitor, mode, patience, every=1):
-    """The early-stopping callback of a recipe: Keras' own when checking
-    every epoch, `PeriodicEarlyStopping` otherwise; best weights restored.
-
-    Args:
-        monitor: Key of the logs to watch.
-        mode: `"min"` or `"max"`.
-        patience: Checks (epochs when `every == 1`) without improvement.
-        every: Epochs between validation checks.
-
-    Returns:
-        A Keras callback.
+class PredictorValidation(keras.callbacks.Callback):
+    """Scores the model that is tested, not the one that is trained, at each
+    validation check: where the trainer is a different model (the SCRBM's
+    teacher-forcing trainer reads the true previous labels, paper eq. 12;
+    Algorithm 1 predicts without them), the epoch's `val_*` metrics are
+    replaced by the predictor's on `validation_data`, and the trainer's are
+    kept as `val_teacher_forced_*`. Put it before the callbacks that read
+    `val_*` (early stopping).
 
     Example:
 
-    >>> early_stopping("val_sequence_error", "min", patience=5, every=10)
+    >>> checks = PredictorValidation(predictor, valid.map(lambda x, y, w: (x[0], y, w)))
+    >>> trainer.fit(train_with_labels, validation_data=valid, callbacks=[checks, stopper])
     """
-    if every == 1:
-        return keras.callbacks.EarlyStopping(
-            monitor=monitor, mode=mode, patience=patience, restore_best_weights=True
-        )
-    return PeriodicEarlyStopping(monitor, mode, every=every, patience=patience, restore_best_weights=True)
+
+    def __init__(self, predictor, validation_data):
+        super().__init__()
+        self.predictor = predictor
+        self.validation_data = validation_data
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is None or not any(key.startswith("val_") for key in logs):
+            return  # not a validation epoch
+        for key in [key for key in logs if key.startswith("val_")]:
+            logs["val_teacher_forced_" + key[len("val_"):]] = logs.pop(key)
+        scores = self.predictor.evaluate(self.validation_data, return_dict=True, verbose=0)
+        logs.update({f"val_{key}": float(value) for key, value in scores.items()})
+
+
+def early_stopping(monitor, mode, patience, every=1, progress=()):
+    """The early-stopping callback of a recipe (`PeriodicEarlyStopping`,
+    best weights restored).
+
+    Args:
+        monitor: Key of the logs that selects the model.
+        mode: `"min"` or `"max"`.
+        patience: Checks (epochs when `every == 1`) without improvement.
+        every: Epochs between validation checks.
+        progress: `(key, mode)` pairs that also count as improvement.
+
+    Returns:
+        A `PeriodicEarlyStopping`.
+
+    Example:
+
+    >>> early_stopping("val_frame_accuracy", "max", patience=20, progress=[("val_frame_nll", "min")])
+    """
+    return PeriodicEarlyStopping(monitor, mode, every=every, patience=patience, restore_best_weights=True,
+                                 progress=progress)
+
+
+def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
+    """Why a run ended, as its record keeps it: `reason` is
+    `"early_stopping"` (patience ran out: the run converged),
+    `"time_budget"` or `"epoch_limit"` (both cut a run that was still
+    improving on validation), or `"fixed_epochs"` (no validation split: the
+    protocol trains a set number of epochs, so convergence is not judged).
+
+    Returns:
+        `{"reason", "converged", "best_epoch", "last_epoch", "epoch_limit",
+        "monitor", "patience", "check_every"}`; `converged` is None for
+        fixed epochs.
+
+    Example:
+
+    >>> stopping_record(120, 2000, stopper)["converged"]
+    True
+    """
+    if stopper is None:
+        reason = "fixed_epochs"
+    elif stopper.stopped_epoch is not None:
+        reason = "early_stopping"
+    elif budget is not None and budget.stopped:
+        reason = "time_budget"
+    else:
+        reason = "epoch_limit"
+    return {
+        "reason": reason,
+        "converged": None if stopper is None else reason == "early_stopping",
+        "best_epoch": None if stopper is None else stopper.best_epoch,
+        "last_epoch": epochs_run,
+        "epoch_limit": epoch_limit,
+        "monitor": None if stopper is None else stopper.monitor,
+        "patience": None if stopper is None else stopper.patience,
+        "check_every": None if stopper is None else stopper.every,
+    }
 
 
 class TimeBudget(keras.callbacks.Callback):

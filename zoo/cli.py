@@ -59,20 +59,34 @@ def _train(args):
 
     scope = _strategy_scope(args.strategy)
     with scope:  # models are built inside train.run, hence under the strategy
-        records = [
-            train.run(
-                recipes.get(name), data_dir=args.data_dir, epochs=args.epochs, quick=args.quick,
-                output=args.output, seed=args.seed, verbose=1 if args.verbose else 2,
-                max_seconds=args.max_seconds, jit_compile=JIT_COMPILE[args.jit_compile],
-                steps_per_execution=args.steps_per_execution, fixed_shapes=args.fixed_shapes,
-            )
-            for name in args.recipes
-        ]
+        records = [train.run(recipes.get(name), **_train_options(args)) for name in args.recipes]
     table = report.markdown_table(records)
     print(table)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(table + "\n")
+
+
+def _train_options(args):
+    return dict(
+        data_dir=args.data_dir, epochs=args.epochs, quick=args.quick, output=args.output, seed=args.seed,
+        verbose=1 if args.verbose else 2, max_seconds=args.max_seconds,
+        jit_compile=JIT_COMPILE[args.jit_compile], steps_per_execution=args.steps_per_execution,
+        fixed_shapes=args.fixed_shapes,
+    )
+
+
+def _compare(args):
+    from keras_seq.zoo import compare
+    from keras_seq.zoo import report
+
+    with _strategy_scope(args.strategy):
+        records = compare.run(args.recipes, match_parameters=args.match_parameters, **_train_options(args))
+    text = report.comparison_table(records) + "\n\n" + report.comparison_summary(records)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
 
 
 def _evaluate(args):
@@ -118,7 +132,9 @@ def main(argv=None):
     for command, text in (("train", "train and evaluate recipes"), ("compare", "train several recipes, one table")):
         sub = commands.add_parser(command, help=text)
         sub.add_argument("recipes", nargs="+")
-        sub.add_argument("--epochs", type=int, default=None, help="at most this many epochs")
+        sub.add_argument("--epochs", type=int, default=None,
+                         help="at most this many epochs (default: the recipe's limit; a run it cuts "
+                              "while still improving is marked not converged)")
         sub.add_argument("--quick", action="store_true", help="tiny data and model, one epoch (CPU check)")
         sub.add_argument("--data-dir", default=None)
         sub.add_argument("--output", default="runs", help="folder for .keras, JSON and PNG files")
@@ -137,7 +153,10 @@ def main(argv=None):
         sub.add_argument("--fixed-shapes", action="store_true",
                          help="pad each split to its longest sequence and drop the last partial "
                               "training batch: one XLA compilation (TPUs)")
-        sub.set_defaults(run=_train)
+        if command == "compare":
+            sub.add_argument("--match-parameters", action="store_true",
+                             help="size each recipe after the first to the first model's parameter count")
+        sub.set_defaults(run=_compare if command == "compare" else _train)
     evaluate = commands.add_parser("evaluate", help="evaluate a trained recipe's saved model")
     evaluate.add_argument("recipe")
     evaluate.add_argument("--model", default=None, help="a .keras file (default: <output>/<recipe>.keras)")

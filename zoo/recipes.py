@@ -26,6 +26,9 @@ class Recipe:
     check_every: int = 1  # validate (and check for early stopping) every this many epochs
     monitor: str = "val_loss"
     monitor_mode: str = "min"
+    # (metric, mode) pairs that also reset early stopping's patience while
+    # they improve; the model is still selected on `monitor` alone.
+    progress: tuple = ()
     valid_split: str | None = "valid"  # None: fixed epochs, no model selection
     paper: PaperNumber | None = None
     # --quick: tiny data and model, one epoch: checks the recipe runs.
@@ -58,9 +61,13 @@ _SCRBM = "Tran et al., Linear-Time Sequence Classification using RBMs"
 _LMN = "Bacciu et al., Linear Memory Networks (numbers lost in the source text)"
 
 # Polyphonic music, next-frame prediction (LMN paper, Table 2 grid points).
-# Early stopping follows the validation NLL: frame accuracy sits near zero
-# while a model first learns to predict no notes, and stopping on it ended
-# runs there after `patience` epochs.
+# The model is selected on validation frame accuracy, the metric the paper
+# reports; the validation NLL also resets the patience, since accuracy sits
+# near zero for hundreds of updates while a model first learns to predict no
+# notes. The epoch limit is far above where early stopping ends these runs,
+# so that it, not the limit, ends them.
+_PIANO_ROLL_STOPPING = {"monitor": "val_frame_accuracy", "monitor_mode": "max",
+                        "progress": (("val_frame_nll", "min"),), "patience": 20, "epochs": 3000}
 for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "musedata"):
     for kind, model in (
         ("lstm", {"units": 100}),
@@ -77,9 +84,7 @@ for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "mu
                 model={"kind": kind, **model},
                 description=f"{kind} on {dataset}, frame-level accuracy",
                 batch_size=16,
-                patience=20,
-                monitor="val_frame_nll",  # keeps falling on the all-notes-off plateau
-                monitor_mode="min",
+                **_PIANO_ROLL_STOPPING,
                 quick_model={"units": 8, **({"memory_units": 8} if "memory_units" in model else {})},
             )
         )
@@ -92,9 +97,7 @@ for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "mu
             model={"units": 100, "memory_units": 250, "window": 10},
             description=f"LMN-B with closed-form pretraining on {dataset}, then fine-tuned",
             batch_size=16,
-            patience=20,
-            monitor="val_frame_nll",  # keeps falling on the all-notes-off plateau
-            monitor_mode="min",
+            **_PIANO_ROLL_STOPPING,
             quick_model={"units": 4, "memory_units": 8, "window": 2, "pretrain_epochs": 1},
         )
     )
@@ -329,9 +332,7 @@ add(
                "dropout": 0.2, "input_dropout": 0.1, "output_dropout": 0.1},
         description="TrellisNet next-frame prediction on jsb_chorales, frame-level accuracy",
         batch_size=16,
-        patience=20,
-        monitor="val_frame_nll",  # keeps falling on the all-notes-off plateau
-        monitor_mode="min",
+        **_PIANO_ROLL_STOPPING,
         quick_model=_TRELLIS_QUICK,
     )
 )

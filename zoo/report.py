@@ -1,10 +1,16 @@
-"""Reports of recipe results: a Markdown table beside the papers' numbers,
-and PNG plots (learning curve; predicted vs true piano roll)."""
+"""Reports of recipe results: Markdown tables beside the papers' numbers,
+each row marked converged or not, a comparison of several models with what
+it does and does not show, and PNG plots (learning curve; predicted vs true
+piano roll)."""
 
-# Which test metric is a recipe's headline, by metric name; lower is better
-# except for the accuracies.
+import math
+
+# Which test metric is a record's headline when neither the paper nor the
+# recipe names one, in order of preference; lower is better except for the
+# accuracies.
 HEADLINE = ("frame_accuracy", "accuracy", "sequence_error", "bits_per_event", "loss")
-
+HIGHER_IS_BETTER = ("frame_accuracy", "accuracy")
+PERCENT = ("frame_accuracy", "accuracy", "sequence_error")
 
 # The papers' metric for each kind of task (keras_seq.data DatasetInfo.task).
 TASK_HEADLINE = {
@@ -15,46 +21,173 @@ TASK_HEADLINE = {
     "regression": "loss",
 }
 
+# The test negative log-likelihood of each kind of task: nats per frame
+# (summed over the keys) for piano rolls, bits per step for labels and
+# tokens, the loss otherwise.
+TASK_NLL = {
+    "next_frame": "frame_nll",
+    "labelling": "bits_per_event",
+    "next_token": "bits_per_event",
+    "classification": "loss",
+    "regression": "loss",
+}
+
+STOPPED_BY = {
+    "early_stopping": "early stopping",
+    "epoch_limit": "epoch limit",
+    "time_budget": "time budget",
+    "fixed_epochs": "fixed epochs (no validation)",
+    "closed_form": "closed form (counts)",
+}
+
 
 def headline(record):
-    """The metric a record's row shows: the paper's, else its task's."""
+    """The metric a record's row shows: the paper's, else the recipe's, else
+    its task's."""
     if record.get("paper"):
         return record["paper"]["metric"]
     if record.get("headline") in record["test"]:
         return record["headline"]
-    import keras_seq.data as data
-
-    by_task = TASK_HEADLINE.get(data.info(record["dataset"]).task)
+    by_task = TASK_HEADLINE.get(record.get("task"))
     if by_task in record["test"]:
         return by_task
     return next(m for m in HEADLINE if m in record["test"])
 
 
-def _format(metric, value):
+def nll_metric(record):
+    """The key of the record's test NLL, or None if it has none."""
+    key = TASK_NLL.get(record.get("task"))
+    if key in record["test"]:
+        return key
+    return next((k for k in ("frame_nll", "bits_per_event") if k in record["test"]), None)
+
+
+def converged(record):
+    """True (early stopping ended the run), False (a cap or budget cut it
+    while it still improved) or None (fixed epochs: not judged). Records
+    written before convergence was recorded count as not converged."""
+    stopping = record.get("stopping")
+    if stopping is None:
+        return False
+    return stopping["converged"]
+
+
+def stopped_by(record, mark=True):
+    """The 'stopped by' cell: the reason, flagged when it cut a run that was
+    still improving (`mark`), and the best and last epochs."""
+    stopping = record.get("stopping") or {"reason": "epoch_limit", "best_epoch": None,
+                                          "last_epoch": record.get("epochs_run")}
+    text = STOPPED_BY[stopping["reason"]]
+    if mark and converged(record) is False:
+        text = f"**{text}: not converged**"
+    if stopping.get("best_epoch") is not None:
+        text += f" (best epoch {stopping['best_epoch']} of {stopping['last_epoch']})"
+    return text
+
+
+def format_value(metric, value, spread=None):
+    """A metric value as the tables print it: percentages for errors and
+    accuracies, 3 decimals otherwise; `spread` (a standard deviation) is
+    appended as `± s`."""
     if value is None:
         return "–"
-    if metric in ("sequence_error", "frame_accuracy", "accuracy"):
-        return f"{100 * value:.2f} %"
-    return f"{value:.3f}"
+    percent = metric in PERCENT
+    scale, unit, digits = (100, " %", 2) if percent else (1, "", 3)
+    text = f"{scale * value:.{digits}f}"
+    if spread is not None:
+        text += f" ± {scale * spread:.{digits}f}"
+    return text + unit
+
+
+def _updates(record):
+    updates = record.get("updates")
+    if not updates:
+        return "–"
+    if updates.get("pretraining"):
+        return f"{updates['total']:,} ({updates['pretraining']:,} pretraining)"
+    return f"{updates['total']:,}"
 
 
 def markdown_table(records):
+    """One row per record: the headline metric beside the paper's, the test
+    NLL, size, updates, why training stopped, wall time and hardware."""
     lines = [
-        "| recipe | data | metric | ours | paper | parameters | epochs | wall s | hardware |",
-        "|---|---|---|---:|---:|---:|---:|---:|---|",
+        "| recipe | data | metric | ours | paper | test NLL | parameters | updates | stopped by | wall s | hardware |",
+        "|---|---|---|---:|---:|---:|---:|---:|---|---:|---|",
     ]
     for r in records:
         metric = headline(r)
         paper = r["paper"]["value"] if r.get("paper") else None
         options = ", ".join(f"{k}={v}" for k, v in r["data_options"].items())
-        epochs = "–" if r["epochs_run"] is None else r["epochs_run"]  # None: not trained by epochs
+        nll = nll_metric(r)
         lines.append(
             f"| {r['recipe']}{' (quick)' if r['quick'] else ''} | {r['dataset']}"
             f"{' (' + options + ')' if options else ''} | {metric} | "
-            f"{_format(metric, r['test'].get(metric))} | {_format(metric, paper)} | "
-            f"{r['parameters']:,} | {epochs} | {r['wall_seconds']} | {r['hardware']} |"
+            f"{format_value(metric, r['test'].get(metric))} | {format_value(metric, paper)} | "
+            f"{format_value(nll, r['test'].get(nll)) if nll else '–'} | {r['parameters']:,} | {_updates(r)} | "
+            f"{stopped_by(r)} | {r['wall_seconds']} | {r['hardware']} |"
         )
     return "\n".join(lines)
+
+
+def comparison_table(records):
+    """The `keras-seq compare` table: per model its parameters, updates
+    (pretraining included), epochs, wall time, test NLL, headline metric and
+    whether it converged."""
+    metric = headline(records[0])
+    nll = nll_metric(records[0])
+    lines = [
+        f"| model | parameters | updates | epochs | wall s | test {nll or 'NLL'} | test {metric} | converged |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in records:
+        mark = {True: "yes", False: "**no**", None: "not judged"}[converged(r)]
+        mark += f": {stopped_by(r, mark=False)}"
+        lines.append(
+            f"| {r['recipe']}{' (quick)' if r['quick'] else ''} | {r['parameters']:,} | {_updates(r)} | "
+            f"{r['epochs_run'] if r['epochs_run'] is not None else '–'} | {r['wall_seconds']} | "
+            f"{format_value(nll, r['test'].get(nll)) if nll else '–'} | "
+            f"{format_value(metric, r['test'].get(metric))} | {mark} |"
+        )
+    return "\n".join(lines)
+
+
+def comparison_summary(records):
+    """What a comparison does and does not show, in a few sentences: no
+    winner is named unless every run converged."""
+    metric = headline(records[0])
+    nll = nll_metric(records[0])
+    cut = [r["recipe"] for r in records if converged(r) is False]
+    seeds = sorted({r["seed"] for r in records})
+    if cut:
+        return (
+            f"Not converged: {', '.join(cut)} (stopped by an epoch limit or time budget while still "
+            "improving on validation). These numbers do not say which model is better; rerun "
+            "without --epochs / --max-seconds so that early stopping ends every run."
+        )
+
+    def best(key):
+        higher = key in HIGHER_IS_BETTER
+        ranked = sorted(records, key=lambda r: r["test"][key], reverse=higher)
+        return ranked[0], ranked[1]
+
+    first, second = best(metric)
+    text = (
+        f"Every run converged (early stopping on validation). Best test {metric}: {first['recipe']} "
+        f"{format_value(metric, first['test'][metric])} vs {second['recipe']} "
+        f"{format_value(metric, second['test'][metric])}"
+    )
+    if nll:
+        low, _ = sorted(records, key=lambda r: r["test"][nll])[:2]
+        text += f"; lowest test {nll}: {low['recipe']} {format_value(nll, low['test'][nll])}"
+    sizes = {r["parameters"] for r in records}
+    text += (
+        f". One seed ({', '.join(map(str, seeds))}) per model"
+        + ("" if len(sizes) == 1 else "; the models differ in size (see parameters; --match-parameters "
+                                      "sizes the baselines to the first model)")
+        + ": a difference smaller than the spread between seeds is not a ranking."
+    )
+    return text
 
 
 def _pyplot():
@@ -67,26 +200,58 @@ def _pyplot():
 
 
 def learning_curve(record, path):
+    """Training and validation curves: the headline metric on its own panel,
+    the losses and NLLs on another, validation points at the epochs they
+    were measured (every `check_every` epochs)."""
     plt = _pyplot()
-    figure, axis = plt.subplots(figsize=(6, 4))
-    for key, values in record["history"].items():
-        axis.plot(range(1, len(values) + 1), values, label=key)
-    axis.set_xlabel("epoch")
-    axis.set_title(record["recipe"])
-    axis.legend(fontsize="small")
+    metric = headline(record)
+    history = record["history"]
+    train_epochs = list(range(1, len(history.get("loss", [])) + 1))
+    validation_epochs = record.get("validation_epochs")
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    for key, values in history.items():
+        validated = key.startswith("val_")
+        epochs = train_epochs if not validated else (validation_epochs or train_epochs)[: len(values)]
+        name = key[len("val_"):] if validated else key
+        axis = top if name == metric else bottom
+        style = dict(marker="o", markersize=3, linestyle="-") if validated else dict(linestyle="-")
+        axis.plot(epochs, [100 * v for v in values] if axis is top and metric in PERCENT else values,
+                  label=("validation " if validated else "training ") + name, **style)
+    best = (record.get("stopping") or {}).get("best_epoch")
+    for axis in (top, bottom):
+        if best:
+            axis.axvline(best, color="grey", linestyle=":", label=f"selected (epoch {best})")
+        axis.legend(fontsize="small")
+        axis.grid(alpha=0.3)
+    top.set_ylabel(f"{metric} (%)" if metric in PERCENT else metric)
+    bottom.set_ylabel("loss / NLL (nats; bits_per_event in bits)")
+    bottom.set_xlabel("epoch")
+    top.set_title(f"{record['recipe']}: {STOPPED_BY[(record.get('stopping') or {'reason': 'epoch_limit'})['reason']]}")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
 
 
-def piano_roll(true_roll, predicted_probs, path):
+def piano_roll(true_roll, predicted_probs, path, length=None):
+    """The true next frames beside the predicted note probabilities of one
+    sequence, cropped to its `length` real frames, with a colour bar."""
     plt = _pyplot()
-    figure, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for axis, roll, title in ((axes[0], true_roll, "true next frames"), (axes[1], predicted_probs, "predicted p(note)")):
-        axis.imshow(roll.T, aspect="auto", origin="lower", cmap="gray_r", vmin=0, vmax=1)
+    steps = len(true_roll) if length is None else int(length)
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for axis, roll, title in ((axes[0], true_roll, "true next frames"), (axes[1], predicted_probs, "predicted p(note on)")):
+        image = axis.imshow(roll[:steps].T, aspect="auto", origin="lower", cmap="gray_r", vmin=0, vmax=1,
+                            interpolation="nearest")
         axis.set_title(title)
         axis.set_xlabel("frame")
-    axes[0].set_ylabel("key (MIDI - 21)")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    axes[0].set_ylabel("key (MIDI note - 21)")
+    figure.colorbar(image, ax=list(axes), label="probability (true frames: 0 or 1)")
+    figure.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(figure)
+
+
+def mean_and_spread(values):
+    """Mean and sample standard deviation (None for one value)."""
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, None
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))

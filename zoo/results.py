@@ -1,29 +1,40 @@
-"""RESULTS.md: every CPU-feasible recipe trained under one time budget, each
-row measured in the same run, beside the papers' numbers.
+"""RESULTS.md, rebuilt from committed run records beside the papers' numbers.
 
-    keras-seq results --data-dir ../shared/data --markdown RESULTS.md
+    keras-seq results --data-dir ../shared/data --only jsb_chorales_lstm --seeds 0 1 2
+    keras-seq results --rebuild
 
-Each recipe trains until early stopping, its epoch limit or
-`--budget-seconds` of training wall time (whichever comes first), so the
-whole table fits in about an hour on two CPU cores. Records are written to
-`--output` as they finish; `--resume` reuses the records already there, so
-an interrupted run picks up where it stopped. GPU-scale recipes are listed
-with the command that runs them, marked as not measured.
+Each run writes one record, `records/<recipe>/seed-<seed>.json`, the JSON
+that `keras-seq train` writes, plus the command that reproduces it. A record
+already there is reused, never retrained (`--retrain` forces it), so runs
+accumulate across days and machines; `--rebuild` only rewrites RESULTS.md
+from the records. A row shows the mean ± standard deviation over its seeds,
+how many of them converged (early stopping ended the run, not the epoch
+limit or a time budget), the paper's number, parameters, epochs, wall time,
+hardware and the command. A recipe's `records/<recipe>/NOTE.md`, if any, is
+printed under its section: what explains a gap to the paper, measured.
+Planned recipes without records are listed as not measured, with their
+command.
 """
 
 import datetime
+import glob
 import json
 import os
-import platform
 
 from keras_seq.zoo import recipes
 from keras_seq.zoo import report
+
+RECORDS = "records"
 
 # (section title, recipe names), in the order of the papers' tables.
 SECTIONS = (
     ("LMN paper: polyphonic music, JSB Chorales (frame-level accuracy)", (
         "jsb_chorales_lmn_a", "jsb_chorales_lmn_b", "jsb_chorales_lmn_b_pretrained",
         "jsb_chorales_lstm", "jsb_chorales_gru", "jsb_chorales_simple_rnn",
+    )),
+    ("LMN paper: polyphonic music, Bach chorales of music21 (frame-level accuracy; the main job's data)", (
+        "bach_chorales_lmn_b_pretrained", "bach_chorales_lmn_b", "bach_chorales_lstm", "bach_chorales_gru",
+        "bach_chorales_simple_rnn",
     )),
     ("SCRBM paper: OCR letters, cv protocol (sequence labelling error)", (
         "ocr_cv_scrbm", "ocr_cv_lstm", "ocr_cv_gru", "ocr_cv_simple_rnn", "ocr_cv_conv",
@@ -62,82 +73,174 @@ def planned_recipes(only=None):
     return [name for name in names if not only or any(part in name for part in only)]
 
 
-def _stored_record(output, name):
-    path = os.path.join(output, f"{name}.json")
-    if not os.path.isfile(path):
-        return None
-    with open(path) as f:
-        return json.load(f)
+def record_path(records_dir, name, seed):
+    return os.path.join(records_dir, name, f"seed-{seed}.json")
 
 
-def measure(data_dir=None, output="runs/results", budget_seconds=240.0, epochs=None, seed=0,
-            resume=False, only=None, quick=False, verbose=0):
-    """Trains every planned recipe; returns `{name: record}` in table order."""
+def load_record(path):
+    """One run record; a file that is not a whole JSON record raises an
+    error that names it and says what to do."""
+    try:
+        with open(path) as f:
+            record = json.load(f)
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"The run record {path} is not valid JSON ({error.msg} at line {error.lineno}): it was "
+            "probably cut short by a crash. Delete it and rerun its command to measure it again."
+        ) from None
+    if not isinstance(record, dict) or "recipe" not in record or "test" not in record:
+        raise ValueError(f"{path} is not a keras-seq run record (no 'recipe' and 'test' keys).")
+    return record
+
+
+def load_records(records_dir, quick=False):
+    """`{recipe: [record, ...]}` (sorted by seed) of every record under
+    `records_dir`; `quick` records are kept apart from real ones."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(records_dir, "*", "seed-*.json"))):
+        record = load_record(path)
+        if bool(record.get("quick")) == quick:
+            found.setdefault(record["recipe"], []).append(record)
+    return {name: sorted(rows, key=lambda r: r["seed"]) for name, rows in found.items()}
+
+
+def write_record(record, path):
+    """Writes through a temporary file renamed into place: a crash leaves the
+    previous file or none, never half a record."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = f"{path}.tmp-{os.getpid()}"
+    with open(temporary, "w") as f:
+        json.dump(record, f, indent=2)
+        f.write("\n")
+    os.replace(temporary, path)
+
+
+def reproduce_command(name, seed, data_dir, budget_seconds, quick=False):
+    parts = ["keras-seq results", f"--only {name}", f"--seeds {seed}"] + (["--quick"] if quick else [])
+    if data_dir:
+        parts.append(f"--data-dir {data_dir}")
+    if budget_seconds:
+        parts.append(f"--budget-seconds {budget_seconds:g}")
+    return " ".join(parts)
+
+
+def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None, epochs=None, only=None,
+            quick=False, retrain=False, verbose=0):
+    """Trains every planned (recipe, seed) that has no record yet and
+    writes its record; returns `{name: [record, ...]}` of what was run."""
     from keras_seq.zoo import train
 
-    records = {}
+    measured = {}
     for name in planned_recipes(only):
-        stored = _stored_record(output, name) if resume else None
-        if stored is not None and stored.get("quick") == quick:
-            records[name] = stored
-            continue
-        print(f"[results] {name}", flush=True)
-        records[name] = train.run(
-            recipes.get(name), data_dir=data_dir, epochs=epochs, quick=quick, output=output,
-            seed=seed, verbose=verbose, max_seconds=budget_seconds,
-        )
-    return records
+        for seed in seeds:
+            path = record_path(records_dir, name, seed)
+            if os.path.exists(path) and not retrain:
+                load_record(path)  # a damaged record is named now, not at the rebuild
+                continue
+            print(f"[results] {name} seed {seed}", flush=True)
+            record = train.run(recipes.get(name), data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,
+                               verbose=verbose, max_seconds=budget_seconds)
+            record["command"] = reproduce_command(name, seed, data_dir, budget_seconds, quick)
+            record["date"] = datetime.date.today().isoformat()
+            write_record(record, path)
+            measured.setdefault(name, []).append(record)
+    return measured
 
 
-def markdown(records, command, budget_seconds):
-    """The RESULTS.md text: one table per section, then the GPU-scale list."""
-    wall_seconds = sum(record["wall_seconds"] for record in records.values())
+def _row(name, rows):
+    first = rows[0]
+    metric = report.headline(first)
+    nll = report.nll_metric(first)
+    mean, spread = report.mean_and_spread([r["test"][metric] for r in rows])
+    ours = report.format_value(metric, mean, spread)
+    nll_text = "–"
+    if nll and all(nll in r["test"] for r in rows):
+        nll_text = report.format_value(nll, *report.mean_and_spread([r["test"][nll] for r in rows]))
+    paper = report.format_value(metric, first["paper"]["value"]) if first.get("paper") else "–"
+    marks = [report.converged(r) for r in rows]
+    if all(m is None for m in marks):
+        convergence = report.STOPPED_BY[first["stopping"]["reason"]] if first.get("stopping") else "–"
+    else:
+        done = sum(1 for m in marks if m)
+        convergence = f"{done}/{len(rows)}" + ("" if done == len(rows) else " **(not converged)**")
+    epochs = [r["epochs_run"] for r in rows if r.get("epochs_run") is not None]
+    epochs_text = "–" if not epochs else (str(epochs[0]) if len(set(epochs)) == 1 else f"{min(epochs)}-{max(epochs)}")
+    wall = sum(r["wall_seconds"] for r in rows) / len(rows)
+    seeds = ", ".join(str(r["seed"]) for r in rows)
+    command = first.get("command", f"keras-seq train {name}")
+    if len(rows) > 1:
+        command = f"keras-seq results --only {name} --seeds {' '.join(str(r['seed']) for r in rows)}"
+        if "--data-dir" in first.get("command", ""):
+            command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
+    return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
+            f"{epochs_text} | {convergence} | {wall:.0f} | {first['hardware']} | `{command}` |")
+
+
+TABLE_HEAD = (
+    "| recipe | metric | ours (mean ± std) | seeds | paper | test NLL | parameters | epochs | converged | "
+    "wall s (mean) | hardware | command |\n"
+    "|---|---|---:|---|---:|---:|---:|---:|---|---:|---|---|"
+)
+
+
+def markdown(records, records_dir=RECORDS):
+    """The RESULTS.md text from `{name: [record, ...]}`: one table per
+    section with its notes, then the recipes not measured yet."""
     lines = [
         "# Results",
         "",
-        "Every number below was measured by",
-        "",
-        f"    {command}",
-        "",
-        f"on {datetime.date.today().isoformat()}, {platform.machine()} with {os.cpu_count()} CPU cores "
-        f"(rows' wall times add up to {wall_seconds / 60:.0f} min). Each recipe trained until early stopping, its epoch "
-        f"limit or {budget_seconds:.0f} s of training, whichever came first, so most rows are far "
-        "from the papers' training budgets: read them as where a CPU gets in minutes, beside the "
-        "published numbers (\"–\": the paper reports none for this row).",
+        "Rebuilt from the run records under `records/` by `keras-seq results --rebuild` (no training); "
+        "each row's command reruns it. *converged*: how many of the row's seeds early stopping ended on "
+        "validation; a run cut by its epoch limit or a time budget while still improving is marked "
+        "**not converged**, and no comparison should be read from it. Test NLL: nats per frame (piano "
+        "rolls), bits per step (labels, tokens).",
         "",
     ]
+    unmeasured = []
     for title, names in SECTIONS:
-        rows = [records[name] for name in names if name in records]
-        if rows:
-            lines += [f"## {title}", "", report.markdown_table(rows), ""]
-    lines += ["## Not measured here (GPU/TPU scale)", ""]
+        rows = [_row(name, records[name]) for name in names if records.get(name)]
+        unmeasured += [name for name in names if not records.get(name)]
+        if not rows:
+            continue
+        lines += [f"## {title}", "", TABLE_HEAD, *rows, ""]
+        for name in names:
+            note = os.path.join(records_dir, name, "NOTE.md")
+            if records.get(name) and os.path.isfile(note):
+                with open(note) as f:
+                    lines += [f"**{name}.** " + f.read().strip(), ""]
+    lines += ["## Not measured yet", "",
+              "CPU-feasible rows without a record (each line is its command):", ""]
+    for name in unmeasured:
+        recipe = recipes.get(name)
+        paper = f" (paper: {recipe.paper.metric} {recipe.paper.value:g})" if recipe.paper else ""
+        lines.append(f"- `keras-seq results --only {name} --seeds 0 1 2 --data-dir ../shared/data`{paper}")
+    lines += ["", "GPU/TPU scale (run when an accelerator is available):", ""]
     for name in GPU_SCALE:
-        if name in recipes.RECIPES:
-            recipe = recipes.get(name)
-            paper = f"paper: {recipe.paper.metric} {recipe.paper.value:g}" if recipe.paper else ""
-            lines.append(f"- `{name}`: `keras-seq train {name}` — not yet measured. {paper}")
+        recipe = recipes.get(name)
+        paper = f" (paper: {recipe.paper.metric} {recipe.paper.value:g})" if recipe.paper else ""
+        lines.append(f"- `keras-seq train {name} --data-dir ../shared/data`: not yet measured{paper}")
     return "\n".join(lines) + "\n"
 
 
 def add_arguments(parser):
-    parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--output", default="runs/results", help="folder for the per-recipe records")
-    parser.add_argument("--markdown", default="RESULTS.md")
-    parser.add_argument("--budget-seconds", type=float, default=240.0,
-                        help="training wall-time limit per recipe")
+    parser.add_argument("--data-dir", default=None, help="the benchmark data folder")
+    parser.add_argument("--records", default=RECORDS, help="folder of the run records")
+    parser.add_argument("--markdown", default="RESULTS.md", help="the file to (re)write")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds to run per recipe")
+    parser.add_argument("--budget-seconds", type=float, default=None,
+                        help="training wall-time limit per run (runs it cuts are marked not converged)")
     parser.add_argument("--epochs", type=int, default=None, help="epoch limit (default: the recipe's)")
     parser.add_argument("--only", nargs="*", default=None, help="recipes whose name contains one of these")
-    parser.add_argument("--resume", action="store_true", help="reuse records already in --output")
+    parser.add_argument("--rebuild", action="store_true", help="only rebuild the Markdown from the records")
+    parser.add_argument("--retrain", action="store_true", help="rerun (seed, recipe) pairs that have records")
     parser.add_argument("--quick", action="store_true", help="tiny data and models (a check, not results)")
-    parser.add_argument("--seed", type=int, default=0)
 
 
-def run(args, argv_text):
-    records = measure(
-        args.data_dir, args.output, args.budget_seconds, args.epochs, args.seed, args.resume,
-        args.only, args.quick,
-    )
-    text = markdown(records, argv_text, args.budget_seconds)
+def run(args, argv_text=None):
+    if not args.rebuild:
+        measure(args.data_dir, args.records, args.seeds, args.budget_seconds, args.epochs, args.only,
+                args.quick, args.retrain)
+    text = markdown(load_records(args.records, quick=args.quick), args.records)
     with open(args.markdown, "w") as f:
         f.write(text)
     print(text)

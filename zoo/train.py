@@ -126,9 +126,14 @@ def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
         raise ValueError(train_ngram.NO_SAVED_MODEL.format(name=recipe.name))
     model = keras.saving.load_model(model_path)
     dataset = recipe_dataset(recipe, split, data_dir, quick)
-    if recipe.teacher_forcing:
-        dataset = dataset.map(lambda x, y, w: (x[0], y, w))
+    dataset = _predictor_inputs(recipe, dataset)
     return {k: float(v) for k, v in model.evaluate(dataset, return_dict=True, verbose=0).items()}
+
+
+def _predictor_inputs(recipe, dataset):
+    """The batches as the predictor reads them: without the true labels
+    that a teacher-forcing trainer is fed."""
+    return dataset.map(lambda x, y, w: (x[0], y, w)) if recipe.teacher_forcing else dataset
 
 
 def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2,
@@ -145,6 +150,9 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         from keras_seq.zoo import train_ngram
 
         return train_ngram.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed)
+    epochs = (1 if quick else recipe.epochs) if epochs is None else epochs
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        raise ValueError(f"{recipe.name}: `epochs` must be a positive integer; got {epochs!r}.")
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
     train = recipe_dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed, fixed_shapes=fixed_shapes)
@@ -158,26 +166,37 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         valid = None if valid is None else valid.map(trainer.dataset_map)
     extra_callbacks = list(getattr(trainer, "extra_callbacks", []))  # e.g. stateful resets
     callbacks = list(extra_callbacks)
+    stopper = None
     if valid is not None:
-        callbacks.append(
-            zoo_callbacks.early_stopping(recipe.monitor, recipe.monitor_mode, recipe.patience, recipe.check_every)
-        )
+        if predictor is not trainer:  # select on the model that is tested (Algorithm 1)
+            callbacks.append(zoo_callbacks.PredictorValidation(predictor, _predictor_inputs(recipe, valid)))
+        stopper = zoo_callbacks.early_stopping(
+            recipe.monitor, recipe.monitor_mode, recipe.patience, recipe.check_every, recipe.progress)
+        callbacks.append(stopper)
     budget = zoo_callbacks.TimeBudget(max_seconds) if max_seconds else None
     if budget is not None:
         callbacks.append(budget)
-    epochs = epochs or (1 if quick else recipe.epochs)
     history = trainer.fit(
         train, validation_data=valid, validation_freq=recipe.check_every, epochs=epochs, callbacks=callbacks,
         verbose=verbose,
     )
-    test_for_predictor = test.map(lambda x, y, w: (x[0], y, w)) if recipe.teacher_forcing else test
-    scores = predictor.evaluate(test_for_predictor, return_dict=True, verbose=0, callbacks=extra_callbacks)
+    scores = predictor.evaluate(_predictor_inputs(recipe, test), return_dict=True, verbose=0,
+                                callbacks=extra_callbacks)
+    epochs_run = len(history.history["loss"])
+    pretraining = getattr(trainer, "pretraining_report", None)
+    updates = int(trainer.optimizer.iterations)
+    pretraining_updates = int((pretraining or {}).get("updates", 0))
+    validated = [key for key in history.history if key.startswith("val_")]
     record = {
         "recipe": recipe.name,
         "dataset": recipe.dataset,
+        "task": data.info(recipe.dataset).task,
         "data_options": recipe.data_options,
         "model": {"builder": recipe.builder, **arguments},
-        "epochs_run": len(history.history["loss"]),
+        "epochs_run": epochs_run,
+        "stopping": zoo_callbacks.stopping_record(epochs_run, epochs, stopper, budget),
+        "updates": {"training": updates, "pretraining": pretraining_updates,
+                    "total": updates + pretraining_updates},
         "max_seconds": max_seconds,
         "stopped_by_time_budget": bool(budget and budget.stopped),
         "seed": seed,
@@ -188,11 +207,14 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         "headline": recipe.headline,
         "paper": None if recipe.paper is None else {
             "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
-        "pretraining": getattr(trainer, "pretraining_report", None),
+        "pretraining": pretraining,
         "parameters": int(trainer.count_params()),
         "wall_seconds": round(time.perf_counter() - start, 1),
         "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, backend {keras.backend.backend()}",
         "history": {k: [float(x) for x in v] for k, v in history.history.items()},
+        # Keras validates at epochs check_every, 2 * check_every, ... (1-based).
+        "validation_epochs": [recipe.check_every * (i + 1)
+                              for i in range(len(history.history[validated[0]]) if validated else 0)],
     }
     if output:
         os.makedirs(output, exist_ok=True)
@@ -203,5 +225,6 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         if data.info(recipe.dataset).task == "next_frame":
             x, y, w = next(iter(test))
             predicted = np.asarray(predictor.predict(x, verbose=0))[0]
-            report.piano_roll(np.asarray(y)[0], predicted, os.path.join(output, f"{recipe.name}_roll.png"))
+            length = int(np.asarray(w)[0].sum())  # the weights are 1 on real frames
+            report.piano_roll(np.asarray(y)[0], predicted, os.path.join(output, f"{recipe.name}_roll.png"), length)
     return record
