@@ -110,3 +110,33 @@ def test_a_damaged_record_is_named(tmp_path):
     path.write_text(json.dumps(_record(0, 0.2))[:40])
     with pytest.raises(ValueError, match=r"seed-0.json is not valid JSON .*Delete it and rerun"):
         results.load_records(str(tmp_path))
+
+
+def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_data_dir, tmp_path, capsys):
+    from keras_seq.zoo import cli
+    from keras_seq.zoo import selection
+
+    records = tmp_path / "records"
+    cli.main(["select", "ocr_ms_lstm", "--quick", "--epochs", "10", "--only", "dropout=0,0.5", "l2=0",
+              "--data-dir", shared_data_dir, "--records", str(records)])
+    out = capsys.readouterr().out
+    choice = json.load(open(records / "ocr_ms_lstm" / "selected-quick.json"))
+    scores = choice["scores"]
+    assert set(scores) == {"dropout=0_l2=0", "dropout=0.5_l2=0"}
+    best = min(scores, key=scores.get)
+    assert selection.point_name(choice["point"]) == best and f"selected: {best}" in out
+    assert len(choice["dropped"]) == 9 - 2 and "dropout=0.2_l2=1e-05" in choice["dropped"]
+    for name in scores:
+        point = json.load(open(records / "ocr_ms_lstm" / "grid" / f"{name}-quick.json"))
+        assert point["stopping"]["best_value"] == scores[name] and point["stopping"]["best_epoch"] == 10
+
+    cli.main(["results", "--quick", "--only", "ocr_ms_lstm", "--data-dir", shared_data_dir, "--epochs", "1",
+              "--records", str(records), "--markdown", str(tmp_path / "R.md")])
+    record = json.load(open(records / "ocr_ms_lstm" / "seed-0.json"))
+    assert record["selected_point"] == choice["point"]
+    assert record["model"]["dropout"] == choice["point"]["dropout"]
+    assert f"| ocr_ms_lstm ({selection.point_name(choice['point']).replace('_', ', ')}) |" in (tmp_path / "R.md").read_text()
+    with pytest.raises(ValueError, match="outside the grid: units"):
+        selection.grid_points({"dropout": (0.0,)}, {"units": (5,)})
+    with pytest.raises(ValueError, match="no grid"):
+        selection.run("ocr_ms_scrbm")

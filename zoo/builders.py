@@ -39,13 +39,16 @@ def _optimizer(learning_rate):
     return keras.optimizers.Adam(learning_rate)
 
 
-def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning_rate=1e-3, keys=88):
-    """Next-frame prediction of binary piano rolls, sigmoid per key."""
+def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning_rate=1e-3, keys=88,
+                     dropout=0.0):
+    """Next-frame prediction of binary piano rolls, sigmoid per key;
+    `dropout` on the recurrent layer's outputs, `l2` on its kernels."""
     extra = {"memory_units": memory_units} if memory_units else {}
     model = keras.Sequential(
         [
             keras.Input((None, keys)),
             recurrent_layer(kind, units, l2, **extra),
+            *([keras.layers.Dropout(dropout, name="dropout")] if dropout else []),
             keras.layers.Dense(keys, activation="sigmoid", name="notes"),
         ],
         name=f"{kind}_piano_roll",
@@ -94,9 +97,13 @@ def _token_or_vector_input(input_shape, vocabulary_size, embedding_dim):
 
 def labelling_model(
     kind="lstm", num_classes=2, input_shape=(), vocabulary_size=None, units=100,
-    embedding_dim=64, learning_rate=1e-3, l2=0.0,
+    embedding_dim=64, learning_rate=1e-3, l2=0.0, dropout=0.0,
 ):
-    """Per-step classification (sequence labelling or next-token prediction)."""
+    """Per-step classification (sequence labelling or next-token prediction);
+    `dropout` on the step features and on the recurrent outputs, `l2` on
+    the recurrent kernels (recurrent baselines only)."""
+    if kind == "scrbm" and (dropout or l2):
+        raise ValueError("`dropout` and `l2` regularise the recurrent baselines; the SCRBM recipes have neither.")
     x, features = _token_or_vector_input(input_shape, vocabulary_size, embedding_dim)
 
     def compile_model(model):  # fresh metric objects per model: they hold state
@@ -113,7 +120,12 @@ def labelling_model(
         trainer = keras.Model([x, labels], scrbm(features, labels=labels), name="scrbm_teacher_forcing")
         predictor = keras.Model(x, scrbm(features), name="scrbm_algorithm_1")
         return compile_model(trainer), compile_model(predictor)
-    outputs = keras.layers.Dense(num_classes, name="classes")(recurrent_layer(kind, units, l2)(features))
+    if dropout:
+        features = keras.layers.Dropout(dropout, name="input_dropout")(features)
+    hidden = recurrent_layer(kind, units, l2)(features)
+    if dropout:
+        hidden = keras.layers.Dropout(dropout, name="output_dropout")(hidden)
+    outputs = keras.layers.Dense(num_classes, name="classes")(hidden)
     model = compile_model(keras.Model(x, outputs, name=f"{kind}_labeller"))
     return model, model
 

@@ -162,7 +162,8 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
     protocol trains a set number of epochs, so convergence is not judged).
 
     Returns:
-        `{"reason", "converged", "best_epoch", "last_epoch", "epoch_limit",
+        `{"reason", "converged", "best_epoch", "best_value" (of the
+        monitored validation metric), "last_epoch", "epoch_limit",
         "monitor", "patience", "check_every"}`; `converged` is None for
         fixed epochs.
 
@@ -183,6 +184,7 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
         "reason": reason,
         "converged": None if stopper is None else reason == "early_stopping",
         "best_epoch": None if stopper is None else stopper.best_epoch,
+        "best_value": None if stopper is None or stopper.best_epoch is None else stopper.best[stopper.monitor],
         "last_epoch": epochs_run,
         "epoch_limit": epoch_limit,
         "monitor": None if stopper is None else stopper.monitor,

@@ -118,6 +118,12 @@ def _results(args):
     results.run(args, args.command_line)
 
 
+def _select(args):
+    from keras_seq.zoo import selection
+
+    selection.main(args)
+
+
 def _tune(args):
     from keras_seq.tuning import cli as tuning_cli
 
@@ -170,6 +176,11 @@ def main(argv=None):
 
     results_module.add_arguments(results)
     results.set_defaults(run=_results)
+    select = commands.add_parser("select", help="choose a recipe's grid point (size, regularisation) on validation")
+    from keras_seq.zoo import selection
+
+    selection.add_arguments(select)
+    select.set_defaults(run=_select)
     quick = commands.add_parser("quickstart", help="SCRBM vs LSTM on a download-free labelling task")
     from keras_seq.zoo import quickstart
 

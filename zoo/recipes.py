@@ -36,6 +36,9 @@ class Recipe:
     # The test metric of the recipe's table row when the paper gives none
     # (default: the task's, see zoo.report.TASK_HEADLINE).
     headline: str | None = None
+    # Model arguments chosen on validation by `keras-seq select` (zoo.select):
+    # {argument: candidate values}; the paper's grid where it gives one.
+    grid: dict = dataclasses.field(default_factory=dict)
 
     @property
     def teacher_forcing(self):
@@ -58,7 +61,6 @@ def get(name):
 
 
 _SCRBM = "Tran et al., Linear-Time Sequence Classification using RBMs"
-_LMN = "Bacciu et al., Linear Memory Networks (numbers lost in the source text)"
 
 # Polyphonic music, next-frame prediction (LMN paper, Table 2 grid points).
 # The model is selected on validation frame accuracy, the metric the paper
@@ -66,6 +68,11 @@ _LMN = "Bacciu et al., Linear Memory Networks (numbers lost in the source text)"
 # near zero for hundreds of updates while a model first learns to predict no
 # notes. The epoch limit is far above where early stopping ends these runs,
 # so that it, not the limit, ends them.
+# The baselines' sizes are chosen from the LMN paper's grid (RNN / LSTM
+# units), their dropout from a small grid.
+_BASELINE_UNITS = (50, 100, 250, 500, 750)
+_PIANO_ROLL_GRID = {kind: {"units": _BASELINE_UNITS, "dropout": (0.0, 0.2, 0.5)}
+                    for kind in ("lstm", "gru", "simple_rnn")}
 _PIANO_ROLL_STOPPING = {"monitor": "val_frame_accuracy", "monitor_mode": "max",
                         "progress": (("val_frame_nll", "min"),), "patience": 20, "epochs": 3000}
 for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "musedata"):
@@ -85,6 +92,7 @@ for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "mu
                 description=f"{kind} on {dataset}, frame-level accuracy",
                 batch_size=16,
                 **_PIANO_ROLL_STOPPING,
+                grid=_PIANO_ROLL_GRID.get(kind, {}),
                 quick_model={"units": 8, **({"memory_units": 8} if "memory_units" in model else {})},
             )
         )
@@ -117,6 +125,8 @@ _LABELLING = (
     ("wsj_pos", {"train_sentences": 2000}, "valid", "wsj_pos_2000",
      {"scrbm": 9.178}),
 )
+# The recurrent labelling baselines' regularisation, chosen on validation.
+_LABELLING_GRID = {"dropout": (0.0, 0.2, 0.5), "l2": (0.0, 1e-5, 1e-4)}
 for dataset, options, valid_split, stem, published in _LABELLING:
     for kind in ("scrbm", "lstm", "gru", "simple_rnn"):
         units = 1000 if stem == "ocr_cv" and kind == "scrbm" else 100
@@ -134,6 +144,7 @@ for dataset, options, valid_split, stem, published in _LABELLING:
                 monitor_mode="min",
                 **_SCRBM_EARLY_STOPPING,
                 paper=PaperNumber(published[kind] / 100, "sequence_error", _SCRBM) if kind in published else None,
+                grid={} if kind == "scrbm" else _LABELLING_GRID,
                 quick_model={"units": 8},
             )
         )

@@ -4,7 +4,9 @@
     keras-seq results --rebuild
 
 Each run writes one record, `records/<recipe>/seed-<seed>.json`, the JSON
-that `keras-seq train` writes, plus the command that reproduces it. A record
+that `keras-seq train` writes, plus the command that reproduces it. A recipe
+with a grid trains the point `keras-seq select` chose on validation
+(`records/<recipe>/selected.json`, see zoo.selection), if it has one. A record
 already there is reused, never retrained (`--retrain` forces it), so runs
 accumulate across days and machines; `--rebuild` only rewrites RESULTS.md
 from the records. A row shows the mean ± standard deviation over its seeds,
@@ -16,6 +18,7 @@ Planned recipes without records are listed as not measured, with their
 command.
 """
 
+import dataclasses
 import datetime
 import glob
 import json
@@ -77,9 +80,10 @@ def record_path(records_dir, name, seed):
     return os.path.join(records_dir, name, f"seed-{seed}.json")
 
 
-def load_record(path):
-    """One run record; a file that is not a whole JSON record raises an
-    error that names it and says what to do."""
+def load_record(path, keys=("recipe", "test")):
+    """One run record (or a grid choice: `keys=("recipe", "point")`); a file
+    that is not a whole JSON record raises an error that names it and says
+    what to do."""
     try:
         with open(path) as f:
             record = json.load(f)
@@ -88,9 +92,28 @@ def load_record(path):
             f"The run record {path} is not valid JSON ({error.msg} at line {error.lineno}): it was "
             "probably cut short by a crash. Delete it and rerun its command to measure it again."
         ) from None
-    if not isinstance(record, dict) or "recipe" not in record or "test" not in record:
-        raise ValueError(f"{path} is not a keras-seq run record (no 'recipe' and 'test' keys).")
+    if not isinstance(record, dict) or any(key not in record for key in keys):
+        raise ValueError(f"{path} is not a keras-seq record (it lacks the keys {', '.join(keys)}).")
     return record
+
+
+def selection_path(records_dir, name, quick=False):
+    return os.path.join(records_dir, name, "selected-quick.json" if quick else "selected.json")
+
+
+def selected_point(records_dir, name, quick=False):
+    """The grid point `keras-seq select` chose for recipe `name`
+    (`records/<name>/selected.json`; `selected-quick.json` for --quick
+    checks), or None."""
+    path = selection_path(records_dir, name, quick)
+    if not os.path.exists(path):
+        return None
+    return load_record(path, keys=("recipe", "point"))["point"]
+
+
+def with_point(recipe, point):
+    """`recipe` with its model arguments set to the grid `point`."""
+    return dataclasses.replace(recipe, model={**recipe.model, **point})
 
 
 def load_records(records_dir, quick=False):
@@ -137,9 +160,12 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
             if os.path.exists(path) and not retrain:
                 load_record(path)  # a damaged record is named now, not at the rebuild
                 continue
-            print(f"[results] {name} seed {seed}", flush=True)
-            record = train.run(recipes.get(name), data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,
+            point = selected_point(records_dir, name, quick)
+            recipe = recipes.get(name) if point is None else with_point(recipes.get(name), point)
+            print(f"[results] {name} seed {seed}" + (f" with {point}" if point else ""), flush=True)
+            record = train.run(recipe, data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,
                                verbose=verbose, max_seconds=budget_seconds)
+            record["selected_point"] = point
             record["command"] = reproduce_command(name, seed, data_dir, budget_seconds, quick)
             record["date"] = datetime.date.today().isoformat()
             write_record(record, path)
@@ -172,6 +198,9 @@ def _row(name, rows):
         command = f"keras-seq results --only {name} --seeds {' '.join(str(r['seed']) for r in rows)}"
         if "--data-dir" in first.get("command", ""):
             command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
+    if first.get("selected_point"):
+        name += " (" + ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                                 for k, v in sorted(first["selected_point"].items())) + ")"
     return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
             f"{epochs_text} | {convergence} | {wall:.0f} | {first['hardware']} | `{command}` |")
 

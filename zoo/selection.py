@@ -1,0 +1,124 @@
+"""`keras-seq select`: a recipe's grid (`Recipe.grid`) searched on
+validation, each point trained until early stopping, as a careful
+practitioner tunes a baseline before comparing with it.
+
+    keras-seq select jsb_chorales_lstm --data-dir ../shared/data
+    keras-seq select jsb_chorales_lstm --only units=50,100,250 --data-dir ../shared/data
+
+Every point writes its record to `records/<recipe>/grid/<point>.json` (a
+point with a record is not trained again), and the best point on the
+recipe's validation metric goes to `records/<recipe>/selected.json`, which
+`keras-seq results` then trains with its seeds. `--only` restricts the grid
+(points a CPU cannot afford); the restriction is recorded with the choice.
+"""
+
+import itertools
+import os
+
+from keras_seq.zoo import recipes
+from keras_seq.zoo import results
+
+
+def grid_points(grid, only=None):
+    """The points of `grid` ({argument: values}) as dicts, in grid order;
+    `only` ({argument: values}) keeps the points whose values it lists."""
+    only = only or {}
+    unknown = sorted(set(only) - set(grid))
+    if unknown:
+        raise ValueError(f"--only names arguments outside the grid: {', '.join(unknown)}; "
+                         f"the grid has {', '.join(sorted(grid)) or 'none'}.")
+    names = sorted(grid)
+    points = [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
+    return [p for p in points if all(p[k] in values for k, values in only.items())]
+
+
+def point_name(point):
+    return "_".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(point.items()))
+
+
+def best_point(recipe, records):
+    """The point whose record has the best validation score (the monitored
+    metric at the selected epoch); runs that did not converge are
+    candidates only if none did."""
+    scored = [r for r in records if r["stopping"].get("best_value") is not None]
+    if not scored:
+        raise ValueError(f"{recipe.name}: no grid run has a validation score.")
+    converged = [r for r in scored if r["stopping"]["converged"]] or scored
+    sign = 1 if recipe.monitor_mode == "min" else -1
+    return min(converged, key=lambda r: sign * r["stopping"]["best_value"])
+
+
+def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, quick=False, epochs=None,
+        verbose=0):
+    """Trains the grid points of recipe `name` that have no record and
+    writes the choice; returns `(selected record, all point records)`."""
+    from keras_seq.zoo import train
+
+    recipe = recipes.get(name)
+    if not recipe.grid:
+        raise ValueError(f"Recipe {name!r} has no grid to select from (Recipe.grid is empty).")
+    if recipe.valid_split is None:
+        raise ValueError(f"Recipe {name!r} has no validation split: its protocol gives no data to select on.")
+    points = grid_points(recipe.grid, only)
+    if not points:
+        raise ValueError(f"--only leaves no point of the grid {recipe.grid} of {name!r}.")
+    folder = os.path.join(records_dir, name, "grid")
+    point_records = []
+    for point in points:
+        path = os.path.join(folder, f"{point_name(point)}{'-quick' if quick else ''}.json")
+        if os.path.exists(path):
+            point_records.append(results.load_record(path))
+            continue
+        print(f"[select] {name} {point_name(point)}", flush=True)
+        record = train.run(results.with_point(recipe, point), data_dir=data_dir, quick=quick, seed=seed, epochs=epochs,
+                           verbose=verbose)
+        record["grid_point"] = point
+        results.write_record(record, path)
+        point_records.append(record)
+    best = best_point(recipe, point_records)
+    dropped = [point_name(p) for p in grid_points(recipe.grid) if p not in points]
+    choice = {
+        "recipe": name, "point": best["grid_point"], "monitor": recipe.monitor, "mode": recipe.monitor_mode,
+        "quick": quick, "seed": seed,
+        "scores": {point_name(r["grid_point"]): r["stopping"].get("best_value") for r in point_records},
+        "converged": {point_name(r["grid_point"]): r["stopping"]["converged"] for r in point_records},
+        "dropped": dropped,
+    }
+    results.write_record(choice, results.selection_path(records_dir, name, quick))
+    return best, point_records, choice
+
+
+def parse_only(pairs, grid):
+    """`["units=50,100", "dropout=0"]` -> {"units": (50, 100), "dropout": (0.0,)}, typed as the grid is."""
+    only = {}
+    for pair in pairs or ():
+        key, _, values = pair.partition("=")
+        if not values or key not in grid:
+            raise ValueError(f"--only takes ARGUMENT=V1,V2 with an argument of the grid "
+                             f"({', '.join(sorted(grid))}); got {pair!r}.")
+        kind = type(grid[key][0])
+        only[key] = tuple(kind(float(v)) if kind in (int, float) else v for v in values.split(","))
+    return only
+
+
+def add_arguments(parser):
+    parser.add_argument("recipe", help="a recipe with a grid (keras-seq list)")
+    parser.add_argument("--only", nargs="*", default=None, metavar="ARG=V1,V2",
+                        help="restrict the grid to these values (recorded as dropped points)")
+    parser.add_argument("--data-dir", default=None, help="the benchmark data folder")
+    parser.add_argument("--records", default=results.RECORDS, help="folder of the run records")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every grid run")
+    parser.add_argument("--epochs", type=int, default=None, help="epoch limit (default: the recipe's)")
+    parser.add_argument("--quick", action="store_true", help="tiny data and models (a check)")
+
+
+def main(args):
+    recipe = recipes.get(args.recipe)
+    best, point_records, choice = run(args.recipe, args.data_dir, args.records,
+                                      parse_only(args.only, recipe.grid), args.seed, args.quick, args.epochs)
+    print(f"| point | validation {recipe.monitor} | converged |\n|---|---:|---|")
+    for record in point_records:
+        key = point_name(record["grid_point"])
+        print(f"| {key} | {choice['scores'][key]} | {choice['converged'][key]} |")
+    print(f"\nselected: {point_name(best['grid_point'])}"
+          + (f" (grid restricted; not run: {', '.join(choice['dropped'])})" if choice["dropped"] else ""))
