@@ -65,17 +65,30 @@ class TrellisBlock(keras.layers.Layer):
     direction: use `weight_norm=False` for such kernels.
 
     Dropout (`dropout > 0`, `training=True`): variational hidden dropout
-    (Appendix B). One mask of shape `(batch, hidden_units)` per call, drawn
-    from the layer's `SeedGenerator`, multiplies `h` after the activation at
-    every level and every time step. The cell state `c` is never dropped.
+    (Appendix B), placed where the reference implementation places it: on
+    the INPUT of the hidden convolution. One mask `m` of shape
+    `(batch, hidden_units)` per call (entries 0 or `1 / (1 - dropout)`,
+    drawn from the layer's `SeedGenerator`), shared by every time step and
+    every level, multiplies the padded hidden sequence that `conv_h` reads,
+    history padding `h_0` included:
 
-    Weight dropout (`weight_dropout > 0`, `training=True`): DropConnect on
-    the hidden kernel `W` (Wan et al. 2013; AWD-LSTM's weight drop, used by
-    the reference TrellisNet). One mask of the kernel's shape per call, drawn
-    from the layer's `SeedGenerator`, zeroes entries of the effective kernel
-    (after weight normalisation) and scales the others by
-    `1 / (1 - weight_dropout)`; the same dropped kernel is used at every
-    level, since the weights are tied. At inference the kernel is unchanged.
+        pre^(i+1)_t = sum_j x_{t-(k-1-j)d} U_j + sum_j (m * h^(i))_{t-(k-1-j)d} W_j + b
+
+    (with `h^(i)_s = h_0` for `s < 0`). The levels' outputs themselves are
+    not masked: the block output, the auxiliary outputs and the returned
+    (or stored) `(h, c)` are the unmasked `h`, and `c` is never dropped.
+
+    Weight dropout (`weight_dropout > 0`, `training=True`): the reference
+    implementation's temporal weight drop (DropConnect, Wan et al. 2013, in
+    AWD-LSTM's form). On BOTH kernels, entries of the taps that look at
+    earlier steps (`j < k - 1`; the whole kernel when `k = 1`) are zeroed
+    independently with probability `weight_dropout` and the kept ones scaled
+    by `1 / (1 - weight_dropout)`; the current-step tap `j = k - 1` is never
+    dropped. With weight normalisation this happens to the direction `v`
+    BEFORE the norm, so the kernel is `g * v' / ||v'||` with the dropped
+    `v'` in the norm too (an output channel whose `v'` is all zero gets a
+    zero kernel). One mask per kernel per call, used at every level (the
+    weights are tied). At inference the kernels are unchanged.
 
     Stateful mode (`stateful=True`, like Keras RNNs): the block keeps the
     final `(h, c)` of each call in two non-trainable variables (`state_h`,
@@ -90,8 +103,10 @@ class TrellisBlock(keras.layers.Layer):
     start of every epoch and before evaluation and prediction.
 
     Deep supervision (`aux_frequency=n`): the layer RETURNS the output
-    channels of `h` at levels `n, 2n, ...` below the top, stacked as
-    `(batch, time, num_aux, output_units)`, rather than adding a loss with
+    channels of `h` at levels `n, 2n, ..., n * floor(num_levels / n)` (the
+    top level included when `n` divides `num_levels`, as in the reference
+    implementation), stacked as `(batch, time, num_aux, output_units)`,
+    rather than adding a loss with
     `add_loss`: the auxiliary loss needs the task head (decoder) and the
     targets, which live outside the block. `keras_seq.models.TrellisNet`
     applies the shared head and weights the auxiliary loss by lambda.
@@ -106,12 +121,15 @@ class TrellisBlock(keras.layers.Layer):
         dilations: Non-empty sequence of positive integers, cycled over the
             levels (level `i` uses `dilations[i % len(dilations)]`).
             Default `(1,)`.
-        dropout: Float in [0, 1), variational hidden dropout rate.
-        weight_dropout: Float in [0, 1), DropConnect rate on the hidden
-            kernel (one mask per call, shared by all levels).
+        dropout: Float in [0, 1), variational hidden dropout rate (on the
+            hidden convolution's input, history included; see above).
+        weight_dropout: Float in [0, 1), temporal weight-drop rate on the
+            earlier taps of both kernels (of `v`, before the norm, with
+            weight normalisation; one mask per kernel per call).
         weight_norm: Whether to weight-normalise both kernels. Default `True`.
-        aux_frequency: `None` or a positive integer `< num_levels`: return the
-            output channels every `aux_frequency` levels (deep supervision).
+        aux_frequency: `None` or a positive integer `<= num_levels`: return
+            the output channels every `aux_frequency` levels, the top one
+            included when it is a multiple (deep supervision).
         return_state: Whether to also return the final `(h, c)` at the last
             step of the top level.
         stateful: Whether to carry the final `(h, c)` of each call into the
@@ -205,11 +223,11 @@ class TrellisBlock(keras.layers.Layer):
         validation.finite_float("forget_bias", forget_bias)
         if aux_frequency is not None:
             validation.positive_int("aux_frequency", aux_frequency)
-            if aux_frequency >= num_levels:
+            if aux_frequency > num_levels:
                 raise ValueError(
-                    "`aux_frequency` must be < `num_levels` (auxiliary outputs "
-                    f"come from levels below the top); got aux_frequency="
-                    f"{aux_frequency!r}, num_levels={num_levels!r}."
+                    "`aux_frequency` must be <= `num_levels` (auxiliary outputs "
+                    "come from levels aux_frequency, 2 * aux_frequency, ...); got "
+                    f"aux_frequency={aux_frequency!r}, num_levels={num_levels!r}."
                 )
         super().__init__(**kwargs)
         self.hidden_units = int(hidden_units)
@@ -245,10 +263,10 @@ class TrellisBlock(keras.layers.Layer):
     # ------------------------------------------------------------------
     @property
     def num_aux(self):
-        """Number of auxiliary outputs (levels n, 2n, ... below the top)."""
+        """Number of auxiliary outputs (levels n, 2n, ... <= num_levels)."""
         if self.aux_frequency is None:
             return 0
-        return (self.num_levels - 1) // self.aux_frequency
+        return self.num_levels // self.aux_frequency
 
     @property
     def receptive_field(self):
@@ -348,24 +366,25 @@ class TrellisBlock(keras.layers.Layer):
             h0, c0 = self._stored_state(sequences)
         else:
             h0, c0 = self._initial_state(sequences, initial_state)
-        input_kernel, hidden_kernel = self._kernels()
-        if training and self.weight_dropout > 0:
-            hidden_kernel = self._drop_connect(hidden_kernel)
+        input_kernel, hidden_kernel = self._kernels(
+            weight_dropout=bool(training) and self.weight_dropout > 0
+        )
         injected = {  # conv_x(x) + b, once per distinct dilation
             d: _causal_conv(sequences, input_kernel, d, pad=None) + self.bias
             for d in sorted(set(self.dilations))
         }
+        # Variational hidden dropout: one mask on conv_h's input (history
+        # padding included) at every level; the levels' outputs stay unmasked.
         mask = self._dropout_mask(h0) if training and self.dropout > 0 else None
+        h_pad = h0 if mask is None else h0 * mask[:, 0]
         h = c = ops.zeros_like(injected[self.dilations[0]][..., : self.hidden_units])
         aux = []
         for level in range(self.num_levels):
             d = self._dilation(level)
-            h, c = self._level(injected[d], h, c, h0, c0, hidden_kernel, d)
-            if mask is not None:
-                h = h * mask
+            h_in = h if mask is None else h * mask
+            h, c = self._level(injected[d], h_in, c, h_pad, c0, hidden_kernel, d)
             if self.aux_frequency and (level + 1) % self.aux_frequency == 0:
-                if level + 1 < self.num_levels:
-                    aux.append(h[..., -self.output_units :])
+                aux.append(h[..., -self.output_units :])
         outputs = [h[..., -self.output_units :]]
         if self.aux_frequency is not None:
             outputs.append(ops.stack(aux, axis=2))
@@ -376,27 +395,53 @@ class TrellisBlock(keras.layers.Layer):
             outputs += [h[:, -1], c[:, -1]]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
-    def _level(self, injected, h, c, h0, c0, hidden_kernel, d):
+    def _level(self, injected, h, c, h_pad, c0, hidden_kernel, d):
         """One trellis level: eq. 1 (convolution + injection) and the gated
-        activation of Sec. 5.1."""
-        pre = injected + _causal_conv(h, hidden_kernel, d, pad=h0)
+        activation of Sec. 5.1. `h` and `h_pad` (the history that fills the
+        causal padding) are the hidden convolution's input, already masked
+        by the hidden dropout in training."""
+        pre = injected + _causal_conv(h, hidden_kernel, d, pad=h_pad)
         i, o, g, f = ops.split(pre, 4, axis=-1)
         c_prev = ops.concatenate([_repeat_step(c0, d), c], axis=1)[:, :-d]
         c = ops.sigmoid(f) * c_prev + ops.sigmoid(i) * ops.tanh(g)
         return ops.sigmoid(o) * ops.tanh(c), c
 
-    def _kernels(self):
-        if not self.weight_norm:
-            return self.input_kernel, self.hidden_kernel
-        return (
-            self.input_kernel_gain * self.input_kernel / _channel_norm(self.input_kernel),
-            self.hidden_kernel_gain * self.hidden_kernel / _channel_norm(self.hidden_kernel),
-        )
+    def _kernels(self, weight_dropout=False):
+        """The effective `(input_kernel, hidden_kernel)` of this call. With
+        `weight_dropout`, the earlier taps of each raw kernel (the direction
+        `v` under weight normalisation) are masked first, then normalised."""
+        if not weight_dropout:
+            if not self.weight_norm:
+                return self.input_kernel, self.hidden_kernel
+            return (
+                self.input_kernel_gain * self.input_kernel / _channel_norm(self.input_kernel),
+                self.hidden_kernel_gain * self.hidden_kernel / _channel_norm(self.hidden_kernel),
+            )
+        kernels = []
+        for name in ("input_kernel", "hidden_kernel"):
+            v = self._drop_earlier_taps(getattr(self, name))
+            if self.weight_norm:
+                v = getattr(self, name + "_gain") * v / _safe_channel_norm(v)
+            kernels.append(v)
+        return tuple(kernels)
 
-    def _drop_connect(self, kernel):
-        """DropConnect: one mask over the whole hidden kernel for this call."""
-        kernel = ops.convert_to_tensor(kernel)  # a Variable when weight_norm=False
-        return keras.random.dropout(kernel, self.weight_dropout, seed=self.seed_generator)
+    def _drop_earlier_taps(self, kernel):
+        """Temporal weight drop: the taps `j < k - 1` (all of them if
+        `k = 1`) times `_weight_dropout_mask`; the current-step tap as is."""
+        kernel = ops.convert_to_tensor(kernel)
+        if kernel.shape[0] == 1:
+            return kernel * ops.cast(self._weight_dropout_mask(tuple(kernel.shape)), kernel.dtype)
+        earlier = kernel[:-1]
+        mask = ops.cast(self._weight_dropout_mask(tuple(earlier.shape)), kernel.dtype)
+        return ops.concatenate([earlier * mask, kernel[-1:]], axis=0)
+
+    def _weight_dropout_mask(self, shape):
+        """Multiplier of the dropped taps: 0 with probability
+        `weight_dropout`, else `1 / (1 - weight_dropout)`, elementwise.
+        Called once per kernel per training call (input kernel first); a
+        hook that tests override to inject a known mask."""
+        ones = ops.ones(shape, dtype=self.compute_dtype)
+        return keras.random.dropout(ones, self.weight_dropout, seed=self.seed_generator)
 
     def _stored_state(self, sequences):
         batch = sequences.shape[0]
@@ -423,7 +468,11 @@ class TrellisBlock(keras.layers.Layer):
     reset_state = reset_states
 
     def _dropout_mask(self, like):
-        ones = ops.ones_like(like)[:, None, :]  # (batch, 1, hidden): shared over time
+        """The hidden-dropout mask `(batch, 1, hidden_units)` of this call
+        (shared over time and levels; `like` is `h_0`): 0 with probability
+        `dropout`, else `1 / (1 - dropout)`. Drawn after the weight-drop
+        masks; a hook that tests override to inject a known mask."""
+        ones = ops.ones_like(like)[:, None, :]
         return keras.random.dropout(ones, self.dropout, seed=self.seed_generator)
 
     def _initial_state(self, sequences, initial_state):
@@ -567,6 +616,13 @@ def _repeat_step(state, steps):
 def _channel_norm(kernel):
     """L2 norm per output channel over taps and inputs: `(out,)`."""
     return ops.sqrt(ops.sum(ops.square(kernel), axis=(0, 1)))
+
+
+def _safe_channel_norm(kernel):
+    """`_channel_norm`, with 1 for an all-zero channel (which weight drop can
+    make), so that the normalised channel is zero with a finite gradient."""
+    squares = ops.sum(ops.square(kernel), axis=(0, 1))
+    return ops.sqrt(ops.where(squares > 0, squares, ops.ones_like(squares)))
 
 
 def _reorder_gates(weights, units):

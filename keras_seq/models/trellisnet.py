@@ -57,8 +57,10 @@ def TrellisNet(
       the adding problem).
 
     Input and output dropout are variational (one mask per sequence over the
-    features); `dropout` is the block's hidden dropout and `weight_dropout`
-    its DropConnect on the hidden kernel. `embedding_dropout` (token inputs)
+    features); `dropout` is the block's variational hidden dropout (on the
+    input of its hidden convolution, history included) and `weight_dropout`
+    its temporal weight drop (the earlier taps of both kernels, before the
+    weight norm), as `TrellisBlock` describes. `embedding_dropout` (token inputs)
     drops whole words: one Bernoulli draw per vocabulary row per call, every
     occurrence of a dropped id in the batch embeds to zero and the kept rows
     are scaled by `1 / (1 - rate)` (AWD-LSTM's embedding dropout, used by the
@@ -82,7 +84,9 @@ def TrellisNet(
 
     With `aux_frequency`, the model has two outputs, `{"output": ..., "aux":
     ...}`: `aux` is the same head applied to the block's auxiliary outputs,
-    `(batch, [time,] num_aux, classes)`. Train it with
+    `(batch, [time,] num_aux, classes)` (levels `aux_frequency`,
+    `2 * aux_frequency`, ..., the top one included when it is a multiple).
+    Train it with
     `model.compile(**deep_supervision(loss, aux_weight), ...)` and targets
     `{"output": y, "aux": y}` (the paper's deep supervision, lambda =
     `aux_weight`).
@@ -102,7 +106,8 @@ def TrellisNet(
         input_dropout, output_dropout: Variational dropout rates before and
             after the block.
         sequence_length: Optional static length (`None`: any length).
-        weight_dropout: DropConnect rate on the block's hidden kernel.
+        weight_dropout: Temporal weight-drop rate on the earlier taps of the
+            block's kernels (see `TrellisBlock`).
         embedding_dropout: Rate of whole-word dropout on the embedding (token
             inputs only).
         num_experts: `None` (plain softmax head) or an integer >= 1, the

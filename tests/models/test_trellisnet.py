@@ -50,7 +50,7 @@ def test_language_model_with_deep_supervision_fits_and_reloads(rng, tmp_path):
     reloaded = keras.saving.load_model(path)
     predictions = model.predict(x, verbose=0)
     assert predictions["output"].shape == (16, 11, vocab)
-    assert predictions["aux"].shape == (16, 11, 1, vocab)
+    assert predictions["aux"].shape == (16, 11, 2, vocab)  # levels 2 and 4 (the top)
     for key, value in predictions.items():
         np.testing.assert_allclose(reloaded.predict(x, verbose=0)[key], value, rtol=1e-5, atol=1e-6)
 
@@ -195,7 +195,7 @@ def test_mixture_layers_config_and_untied_head(rng):
     model = TrellisNet(6, 4, 2, vocab_size=9, embedding_dim=5, tie_weights=False, num_experts=2,
                        aux_frequency=1)
     out = model(rng.integers(0, 9, size=(2, 3)).astype("int32"))
-    assert tuple(out["aux"].shape) == (2, 3, 1, 9)
+    assert tuple(out["aux"].shape) == (2, 3, 2, 9)
     for key in ("output", "aux"):
         np.testing.assert_allclose(np.exp(keras.ops.convert_to_numpy(out[key])).sum(-1), 1.0, rtol=1e-5)
     untied_weights = [w.path for w in model.get_layer("embedding").weights]
