@@ -201,22 +201,27 @@ def _pyplot():
 
 def learning_curve(record, path):
     """Training and validation curves: the headline metric on its own panel,
-    the losses and NLLs on another, validation points at the epochs they
-    were measured (every `check_every` epochs)."""
+    the NLL (or, without one, the loss) on another, validation points at
+    the epochs they were measured (every `check_every` epochs), the
+    selected epoch marked."""
     plt = _pyplot()
     metric = headline(record)
+    nll = nll_metric(record) or "loss"
     history = record["history"]
     train_epochs = list(range(1, len(history.get("loss", [])) + 1))
     validation_epochs = record.get("validation_epochs")
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
     for key, values in history.items():
         validated = key.startswith("val_")
-        epochs = train_epochs if not validated else (validation_epochs or train_epochs)[: len(values)]
         name = key[len("val_"):] if validated else key
-        axis = top if name == metric else bottom
-        style = dict(marker="o", markersize=3, linestyle="-") if validated else dict(linestyle="-")
-        axis.plot(epochs, [100 * v for v in values] if axis is top and metric in PERCENT else values,
-                  label=("validation " if validated else "training ") + name, **style)
+        axis = top if name.endswith(metric) else bottom if name.endswith(nll) else None
+        if axis is None:
+            continue
+        epochs = train_epochs if not validated else (validation_epochs or train_epochs)[: len(values)]
+        style = dict(marker="o", markersize=3) if validated else {}
+        scale = 100 if axis is top and metric in PERCENT else 1
+        axis.plot(epochs, [scale * v for v in values], label=("validation " if validated else "training ") + name,
+                  **style)
     best = (record.get("stopping") or {}).get("best_epoch")
     for axis in (top, bottom):
         if best:
@@ -224,9 +229,11 @@ def learning_curve(record, path):
         axis.legend(fontsize="small")
         axis.grid(alpha=0.3)
     top.set_ylabel(f"{metric} (%)" if metric in PERCENT else metric)
-    bottom.set_ylabel("loss / NLL (nats; bits_per_event in bits)")
+    units = {"frame_nll": "nats per frame", "bits_per_event": "bits per step"}
+    bottom.set_ylabel(f"{nll} ({units[nll]})" if nll in units else nll)
     bottom.set_xlabel("epoch")
-    top.set_title(f"{record['recipe']}: {STOPPED_BY[(record.get('stopping') or {'reason': 'epoch_limit'})['reason']]}")
+    mark = {True: "converged", False: "NOT converged", None: "convergence not judged"}[converged(record)]
+    top.set_title(f"{record['recipe']}: {stopped_by(record, mark=False)}, {mark}", fontsize="medium")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)

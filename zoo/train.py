@@ -168,7 +168,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     callbacks = list(extra_callbacks)
     stopper = None
     if valid is not None:
-        if predictor is not trainer:  # select on the model that is tested (Algorithm 1)
+        if recipe.teacher_forcing:  # select on the model that is tested (Algorithm 1), not the trainer
             callbacks.append(zoo_callbacks.PredictorValidation(predictor, _predictor_inputs(recipe, valid)))
         stopper = zoo_callbacks.early_stopping(
             recipe.monitor, recipe.monitor_mode, recipe.patience, recipe.check_every, recipe.progress)
