@@ -1,0 +1,51 @@
+"""The zoo's plots: what a reader needs is on them."""
+
+import numpy as np
+
+
+def _figure_of(draw, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kept = []
+    monkeypatch.setattr(plt, "close", lambda figure: kept.append(figure))
+    draw()
+    (figure,) = kept
+    return figure
+
+
+def test_learning_curve_puts_validation_points_at_their_epochs(tmp_path, monkeypatch):
+    from keras_seq.zoo import report
+
+    record = {
+        "recipe": "ocr_ms_scrbm", "task": "labelling", "paper": None, "headline": None,
+        "test": {"sequence_error": 0.2, "bits_per_event": 0.5, "loss": 0.3},
+        "history": {"loss": list(np.linspace(1, 0.1, 30)), "sequence_error": list(np.linspace(0.9, 0.1, 30)),
+                    "bits_per_event": list(np.linspace(2, 1, 30)), "val_sequence_error": [0.5, 0.3, 0.35],
+                    "val_bits_per_event": [1.5, 1.2, 1.3]},
+        "validation_epochs": [10, 20, 30],
+        "stopping": {"reason": "epoch_limit", "converged": False, "best_epoch": 20, "last_epoch": 30},
+    }
+    path = tmp_path / "curve.png"
+    figure = _figure_of(lambda: report.learning_curve(record, str(path)), monkeypatch)
+    top, bottom = figure.axes
+    lines = {line.get_label(): line for line in top.lines}
+    assert list(lines["validation sequence_error"].get_xdata()) == [10, 20, 30]
+    np.testing.assert_allclose(lines["validation sequence_error"].get_ydata(), [50, 30, 35])  # percent
+    assert "training loss" not in {line.get_label() for line in bottom.lines}  # the NLL panel, in bits
+    assert {line.get_label() for line in bottom.lines} >= {"training bits_per_event", "validation bits_per_event"}
+    assert top.get_ylabel() == "sequence_error (%)" and bottom.get_xlabel() == "epoch"
+    assert "NOT converged" in top.get_title() and path.stat().st_size > 0
+
+
+def test_piano_roll_is_cropped_to_the_real_frames(tmp_path, monkeypatch):
+    from keras_seq.zoo import report
+
+    true_roll, predicted = np.zeros((50, 88)), np.full((50, 88), 0.25)
+    figure = _figure_of(lambda: report.piano_roll(true_roll, predicted, str(tmp_path / "roll.png"), length=17),
+                        monkeypatch)
+    left, right, colour_bar = figure.axes
+    assert left.images[0].get_array().shape == (88, 17) and right.images[0].get_array().shape == (88, 17)
+    assert "probability" in colour_bar.get_ylabel()
