@@ -1,26 +1,41 @@
-"""keras-seq: sequence models from the research literature as Keras 3 layers."""
+"""keras-seq: sequence models from the research literature as Keras 3 layers.
 
-from keras_seq import layers
-from keras_seq import models
-from keras_seq import pretraining
-from keras_seq.layers import LMN
-from keras_seq.layers import LinearMemoryCell
-from keras_seq.layers import SCRBM
-from keras_seq.layers import SCRBMCell
-from keras_seq.layers import TrellisBlock
-from keras_seq.models import TrellisNet
+The subpackages load on first use (PEP 562), so that the `keras-seq` command
+line starts without importing Keras and its backend. Where Keras is already
+imported, the layers load at once, registering them for
+`keras.saving.load_model`; otherwise any use of a keras-seq name does.
+"""
+
+import importlib
+import sys
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "layers",
-    "models",
-    "pretraining",
-    "LMN",
-    "LinearMemoryCell",
-    "SCRBM",
-    "SCRBMCell",
-    "TrellisBlock",
-    "TrellisNet",
-    "__version__",
-]
+_SUBPACKAGES = ("data", "distribute", "layers", "metrics", "models", "pretraining", "zoo", "tuning")
+_FROM = {
+    "LMN": "layers",
+    "LinearMemoryCell": "layers",
+    "SCRBM": "layers",
+    "SCRBMCell": "layers",
+    "TrellisBlock": "layers",
+    "TrellisNet": "models",
+}
+
+__all__ = ["layers", "models", "pretraining", *_FROM, "__version__"]
+
+
+def __getattr__(name):
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"keras_seq.{name}")
+    if name in _FROM:
+        return getattr(importlib.import_module(f"keras_seq.{_FROM[name]}"), name)
+    raise AttributeError(f"module 'keras_seq' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SUBPACKAGES) | set(_FROM))
+
+
+if "keras" in sys.modules:
+    importlib.import_module("keras_seq.layers")
+    importlib.import_module("keras_seq.models")

@@ -96,7 +96,12 @@ def _evaluate(args):
     from keras_seq.zoo import recipes
     from keras_seq.zoo import train
 
+    import keras_seq.data as data
+
     recipe = recipes.get(args.recipe)
+    splits = data.info(recipe.dataset).splits
+    if args.split not in splits:
+        raise ValueError(f"unknown split {args.split!r} of {recipe.dataset}; it has {', '.join(splits)}.")
     if recipe.builder == "ngram_model":
         from keras_seq.zoo import train_ngram
 
@@ -130,70 +135,167 @@ def _tune(args):
     tuning_cli.run(args)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="keras-seq", description="keras-seq model zoo")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("datasets", help="list the datasets of keras_seq.data").set_defaults(run=_datasets)
-    commands.add_parser("list", help="list the recipes").set_defaults(run=_list)
-    for command, text in (("train", "train and evaluate recipes"), ("compare", "train several recipes, one table")):
-        sub = commands.add_parser(command, help=text)
-        sub.add_argument("recipes", nargs="+")
-        sub.add_argument("--epochs", type=int, default=None,
-                         help="at most this many epochs (default: the recipe's limit; a run it cuts "
-                              "while still improving is marked not converged)")
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage dump), exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default."""
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def recipe_name(text):
+    """A known recipe name; an unknown one is refused with the closest names."""
+    import difflib
+
+    from keras_seq.zoo import recipes
+
+    if text in recipes.RECIPES:
+        return text
+    close = difflib.get_close_matches(text, recipes.RECIPES, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else "; `keras-seq list` shows them all"
+    raise argparse.ArgumentTypeError(f"unknown recipe {text!r}{hint}")
+
+
+def _parser():
+    parser = _Parser(prog="keras-seq", description="keras-seq model zoo", formatter_class=_Help)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def command(name, help):
+        return commands.add_parser(name, help=help, description=help, formatter_class=_Help)
+
+    command("datasets", "list the datasets of keras_seq.data").set_defaults(run=_datasets)
+    command("list", "list the recipes").set_defaults(run=_list)
+    for name, text in (("train", "train and evaluate recipes"),
+                       ("compare", "train several recipes on one dataset under one stopping rule, one table")):
+        sub = command(name, text)
+        sub.add_argument("recipes", nargs="+", type=recipe_name, help="recipe names (keras-seq list)")
+        sub.add_argument("--epochs", type=positive_int, default=None,
+                         help="at most this many epochs (None: the recipe's limit); a run it cuts "
+                              "while still improving is marked not converged")
         sub.add_argument("--quick", action="store_true", help="tiny data and model, one epoch (CPU check)")
-        sub.add_argument("--data-dir", default=None)
+        sub.add_argument("--data-dir", default=None,
+                         help="the benchmark data folder (None: $KERAS_SEQ_DATA_DIR, then "
+                              "~/.keras/datasets/keras_seq, downloading what is missing)")
         sub.add_argument("--output", default="runs", help="folder for .keras, JSON and PNG files")
         sub.add_argument("--markdown", default=None, help="also write the table to this file")
-        sub.add_argument("--seed", type=int, default=0)
-        sub.add_argument("--max-seconds", type=float, default=None,
+        sub.add_argument("--seed", type=int, default=0, help="seed of weights, shuffling and dropout")
+        sub.add_argument("--max-seconds", type=positive_float, default=None,
                          help="stop training at the first step past this many seconds")
         sub.add_argument("--verbose", action="store_true", help="Keras progress bar per step")
         sub.add_argument("--strategy", default=None, choices=["auto", "default", "mirrored"],
                          help="train under keras_seq.distribute.training_strategy(KIND): TPU, "
-                              "multi-worker, several GPUs (default: no strategy)")
+                              "multi-worker, several GPUs (None: no strategy)")
         sub.add_argument("--jit-compile", default="auto", choices=sorted(JIT_COMPILE),
                          help="XLA (torch.compile on torch); auto: Keras' choice, XLA on accelerators")
-        sub.add_argument("--steps-per-execution", type=int, default=1,
+        sub.add_argument("--steps-per-execution", type=positive_int, default=1,
                          help="batches per compiled call (tens on a TPU)")
         sub.add_argument("--fixed-shapes", action="store_true",
                          help="pad each split to its longest sequence and drop the last partial "
                               "training batch: one XLA compilation (TPUs)")
-        if command == "compare":
+        if name == "compare":
             sub.add_argument("--match-parameters", action="store_true",
                              help="size each recipe after the first to the first model's parameter count")
-        sub.set_defaults(run=_compare if command == "compare" else _train)
-    evaluate = commands.add_parser("evaluate", help="evaluate a trained recipe's saved model")
-    evaluate.add_argument("recipe")
-    evaluate.add_argument("--model", default=None, help="a .keras file (default: <output>/<recipe>.keras)")
-    evaluate.add_argument("--output", default="runs")
-    evaluate.add_argument("--data-dir", default=None)
-    evaluate.add_argument("--split", default="test")
-    evaluate.add_argument("--quick", action="store_true")
+        sub.set_defaults(run=_compare if name == "compare" else _train)
+    evaluate = command("evaluate", "evaluate a trained recipe's saved model")
+    evaluate.add_argument("recipe", type=recipe_name, help="a recipe name (keras-seq list)")
+    evaluate.add_argument("--model", default=None, help="a .keras file (None: <output>/<recipe>.keras)")
+    evaluate.add_argument("--output", default="runs", help="the folder `keras-seq train` wrote")
+    evaluate.add_argument("--data-dir", default=None, help="the benchmark data folder")
+    evaluate.add_argument("--split", default="test", help="a split of the recipe's dataset")
+    evaluate.add_argument("--quick", action="store_true", help="the --quick subset of the split")
     evaluate.set_defaults(run=_evaluate)
-    results = commands.add_parser("results", help="measure every CPU-feasible recipe into RESULTS.md")
     from keras_seq.zoo import results as results_module
 
+    results = command("results", "train missing (recipe, seed) records and rebuild RESULTS.md from them")
     results_module.add_arguments(results)
     results.set_defaults(run=_results)
-    select = commands.add_parser("select", help="choose a recipe's grid point (size, regularisation) on validation")
     from keras_seq.zoo import selection
 
+    select = command("select", "choose a recipe's grid point (size, regularisation) on validation")
     selection.add_arguments(select)
     select.set_defaults(run=_select)
-    quick = commands.add_parser("quickstart", help="SCRBM vs LSTM on a download-free labelling task")
     from keras_seq.zoo import quickstart
 
+    quick = command("quickstart", "SCRBM vs LSTM on a download-free labelling task")
     quickstart.add_arguments(quick)
     quick.set_defaults(run=_quickstart)
-    tune = commands.add_parser("tune", help="resumable KerasTuner search over a recipe (needs keras-tuner)")
     from keras_seq.tuning import cli as tuning_cli
 
+    tune = command("tune", "resumable KerasTuner search over a recipe (needs keras-tuner)")
     tuning_cli.add_arguments(tune)
     tune.set_defaults(run=_tune)
+    return parser
+
+
+def _import_backend_quietly():
+    """Imports Keras and its backend with the process's stderr closed:
+    TensorFlow's C++ start-up lines ignore TF_CPP_MIN_LOG_LEVEL in part. An
+    import that fails is retried with stderr open, so its error shows."""
+    import os
+
+    if "keras" in sys.modules:
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            try:
+                import keras  # noqa: F401
+            except Exception:
+                pass
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    import keras  # noqa: F401,F811  (raises here, visibly, if it failed above)
+
+
+# What a user can cause and fix (a bad value, a missing or damaged file): one
+# line, exit 2. KERAS_SEQ_TRACEBACK=1 shows the traceback instead.
+USER_ERRORS = (ValueError, FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
+
+
+def main(argv=None):
+    import os
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TensorFlow's C++ start-up lines
+    parser = _parser()
     args = parser.parse_args(argv)
     args.command_line = "keras-seq " + " ".join(sys.argv[1:] if argv is None else argv)
-    args.run(args)
+    if args.command not in ("list",):
+        _import_backend_quietly()
+    try:
+        args.run(args)
+    except USER_ERRORS as error:
+        if os.environ.get("KERAS_SEQ_TRACEBACK") or argv is not None:
+            raise  # called from Python (tests, notebooks): keep the exception
+        print(f"keras-seq {args.command}: error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except BrokenPipeError:  # e.g. `keras-seq list | head`
+        sys.stderr.close()
 
 
 if __name__ == "__main__":

@@ -13,11 +13,7 @@ import argparse
 import platform
 import time
 
-import keras
 import numpy as np
-
-from keras_seq.layers import SCRBM
-from keras_seq.metrics import labelling_errors
 
 
 def markov_labelling_data(n, steps, num_classes, features, seed):
@@ -42,6 +38,10 @@ def markov_labelling_data(n, steps, num_classes, features, seed):
 
 
 def build_scrbm(features, num_classes, units):
+    import keras
+
+    from keras_seq.layers import SCRBM
+
     x = keras.Input((None, features))
     y = keras.Input((None,), dtype="int32")
     masked = keras.layers.Masking()(x)
@@ -56,6 +56,8 @@ def build_scrbm(features, num_classes, units):
 
 
 def build_lstm(features, num_classes, units):
+    import keras
+
     model = keras.Sequential(
         [
             keras.Input((None, features)),
@@ -85,6 +87,10 @@ def main(argv=None):
 
 
 def run(args):
+    import keras
+
+    from keras_seq.metrics import labelling_errors
+
     keras.utils.set_random_seed(args.seed)
     num_classes, features, steps = 6, 8, 30
     x_train, y_train, _ = markov_labelling_data(2000, steps, num_classes, features, args.seed)

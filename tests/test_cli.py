@@ -1,0 +1,53 @@
+"""The command line fails well: one line, exit 2, no traceback; --help and
+list start without importing Keras."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def _keras_seq(*args):
+    env = dict(os.environ)
+    env.pop("KERAS_SEQ_TRACEBACK", None)
+    return subprocess.run([sys.executable, "-m", "keras_seq.zoo.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["train", "jsb_chorales_lstm", "--epochs", "0"], "argument --epochs: expected a positive integer, got 0"),
+    (["train", "jsb_chorales_lstm", "--epochs", "-1"], "argument --epochs: expected a positive integer, got -1"),
+    (["train", "jsb_chorale_lstm"], "unknown recipe 'jsb_chorale_lstm'; did you mean jsb_chorales_lstm"),
+    (["compare", "jsb_chorales_lstm", "ocr_ms_lstm", "--quick"], "one dataset; got jsb_chorales_lstm on jsb_chorales"),
+    (["evaluate", "jsb_chorales_lstm", "--split", "bogus"], "unknown split 'bogus' of jsb_chorales; it has train, valid, test"),
+    (["train", "jsb_chorales_lstm", "--max-seconds", "0"], "argument --max-seconds: expected a positive number"),
+])
+def test_user_errors_are_one_line_and_exit_2(args, message):
+    result = _keras_seq(*args)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert "Traceback" not in result.stderr and lines[0].startswith("keras-seq")
+
+
+def test_help_and_list_do_not_import_keras():
+    code = (
+        "import sys\n"
+        "from keras_seq.zoo import cli\n"
+        "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "cli.main(['list'])\n"
+        "assert 'keras' not in sys.modules and 'tensorflow' not in sys.modules, 'imported a backend'\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "| jsb_chorales_lstm | jsb_chorales |" in result.stdout and "(default: runs)" not in result.stdout
+
+
+def test_help_shows_defaults(capsys):
+    from keras_seq.zoo import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--help"])
+    out = capsys.readouterr().out
+    assert "(default: runs)" in out and "(default: 1)" in out
