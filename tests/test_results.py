@@ -114,6 +114,7 @@ def test_a_damaged_record_is_named(tmp_path):
 
 def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_data_dir, tmp_path, capsys):
     from keras_seq.zoo import cli
+    from keras_seq.zoo import results
     from keras_seq.zoo import selection
 
     records = tmp_path / "records"
@@ -124,18 +125,21 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     scores = choice["scores"]
     assert set(scores) == {"dropout=0_l2=0", "dropout=0.5_l2=0"}
     best = min(scores, key=scores.get)
-    assert selection.point_name(choice["point"]) == best and f"selected: {best}" in out
+    assert results.point_name(choice["point"]) == best and f"selected: {best}" in out
     assert len(choice["dropped"]) == 9 - 2 and "dropout=0.2_l2=1e-05" in choice["dropped"]
     for name in scores:
         point = json.load(open(records / "ocr_ms_lstm" / "grid" / f"{name}-quick.json"))
         assert point["stopping"]["best_value"] == scores[name] and point["stopping"]["best_epoch"] == 10
 
-    cli.main(["results", "--quick", "--only", "ocr_ms_lstm", "--data-dir", shared_data_dir, "--epochs", "1",
+    cli.main(["results", "--quick", "--only", "ocr_ms_lstm", "--data-dir", shared_data_dir, "--seeds", "0", "1", "--epochs", "10",
               "--records", str(records), "--markdown", str(tmp_path / "R.md")])
     record = json.load(open(records / "ocr_ms_lstm" / "seed-0.json"))
+    searched = json.load(open(records / "ocr_ms_lstm" / "grid" / f"{best}-quick.json"))
+    assert record["test"] == searched["test"]  # seed 0 of the chosen point: the grid's own run, reused
+    assert json.load(open(records / "ocr_ms_lstm" / "seed-1.json"))["epochs_run"] == 10  # seed 1: trained
     assert record["selected_point"] == choice["point"]
     assert record["model"]["dropout"] == choice["point"]["dropout"]
-    assert f"| ocr_ms_lstm ({selection.point_name(choice['point']).replace('_', ', ')}) |" in (tmp_path / "R.md").read_text()
+    assert f"| ocr_ms_lstm ({results.point_name(choice['point']).replace('_', ', ')}) |" in (tmp_path / "R.md").read_text()
     with pytest.raises(ValueError, match="outside the grid: units"):
         selection.grid_points({"dropout": (0.0,)}, {"units": (5,)})
     with pytest.raises(ValueError, match="no grid"):

@@ -111,6 +111,15 @@ def selected_point(records_dir, name, quick=False):
     return load_record(path, keys=("recipe", "point"))["point"]
 
 
+def point_name(point):
+    """A grid point as text: `dropout=0.2_units=100`."""
+    return "_".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(point.items()))
+
+
+def grid_record_path(records_dir, name, point, quick=False):
+    return os.path.join(records_dir, name, "grid", f"{point_name(point)}{'-quick' if quick else ''}.json")
+
+
 def with_point(recipe, point):
     """`recipe` with its model arguments set to the grid `point`."""
     return dataclasses.replace(recipe, model={**recipe.model, **point})
@@ -162,9 +171,16 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
                 continue
             point = selected_point(records_dir, name, quick)
             recipe = recipes.get(name) if point is None else with_point(recipes.get(name), point)
-            print(f"[results] {name} seed {seed}" + (f" with {point}" if point else ""), flush=True)
-            record = train.run(recipe, data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,
-                               verbose=verbose, max_seconds=budget_seconds)
+            searched = None if point is None else grid_record_path(records_dir, name, point, quick)
+            limit = epochs or (1 if quick else recipe.epochs)
+            if searched and os.path.exists(searched) and not budget_seconds \
+                    and load_record(searched)["seed"] == seed \
+                    and load_record(searched)["stopping"]["epoch_limit"] == limit:
+                record = load_record(searched)  # the grid search already ran this point with this seed
+            else:
+                print(f"[results] {name} seed {seed}" + (f" with {point}" if point else ""), flush=True)
+                record = train.run(recipe, data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,
+                                   verbose=verbose, max_seconds=budget_seconds)
             record["selected_point"] = point
             record["command"] = reproduce_command(name, seed, data_dir, budget_seconds, quick)
             record["date"] = datetime.date.today().isoformat()
@@ -199,8 +215,7 @@ def _row(name, rows):
         if "--data-dir" in first.get("command", ""):
             command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
     if first.get("selected_point"):
-        name += " (" + ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                                 for k, v in sorted(first["selected_point"].items())) + ")"
+        name += f" ({point_name(first['selected_point']).replace('_', ', ')})"
     return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
             f"{epochs_text} | {convergence} | {wall:.0f} | {first['hardware']} | `{command}` |")
 

@@ -32,10 +32,6 @@ def grid_points(grid, only=None):
     return [p for p in points if all(p[k] in values for k, values in only.items())]
 
 
-def point_name(point):
-    return "_".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(point.items()))
-
-
 def best_point(recipe, records):
     """The point whose record has the best validation score (the monitored
     metric at the selected epoch); runs that did not converge are
@@ -62,26 +58,25 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
     points = grid_points(recipe.grid, only)
     if not points:
         raise ValueError(f"--only leaves no point of the grid {recipe.grid} of {name!r}.")
-    folder = os.path.join(records_dir, name, "grid")
     point_records = []
     for point in points:
-        path = os.path.join(folder, f"{point_name(point)}{'-quick' if quick else ''}.json")
+        path = results.grid_record_path(records_dir, name, point, quick)
         if os.path.exists(path):
             point_records.append(results.load_record(path))
             continue
-        print(f"[select] {name} {point_name(point)}", flush=True)
+        print(f"[select] {name} {results.point_name(point)}", flush=True)
         record = train.run(results.with_point(recipe, point), data_dir=data_dir, quick=quick, seed=seed, epochs=epochs,
                            verbose=verbose)
         record["grid_point"] = point
         results.write_record(record, path)
         point_records.append(record)
     best = best_point(recipe, point_records)
-    dropped = [point_name(p) for p in grid_points(recipe.grid) if p not in points]
+    dropped = [results.point_name(p) for p in grid_points(recipe.grid) if p not in points]
     choice = {
         "recipe": name, "point": best["grid_point"], "monitor": recipe.monitor, "mode": recipe.monitor_mode,
         "quick": quick, "seed": seed,
-        "scores": {point_name(r["grid_point"]): r["stopping"].get("best_value") for r in point_records},
-        "converged": {point_name(r["grid_point"]): r["stopping"]["converged"] for r in point_records},
+        "scores": {results.point_name(r["grid_point"]): r["stopping"].get("best_value") for r in point_records},
+        "converged": {results.point_name(r["grid_point"]): r["stopping"]["converged"] for r in point_records},
         "dropped": dropped,
     }
     results.write_record(choice, results.selection_path(records_dir, name, quick))
@@ -118,7 +113,7 @@ def main(args):
                                       parse_only(args.only, recipe.grid), args.seed, args.quick, args.epochs)
     print(f"| point | validation {recipe.monitor} | converged |\n|---|---:|---|")
     for record in point_records:
-        key = point_name(record["grid_point"])
+        key = results.point_name(record["grid_point"])
         print(f"| {key} | {choice['scores'][key]} | {choice['converged'][key]} |")
-    print(f"\nselected: {point_name(best['grid_point'])}"
+    print(f"\nselected: {results.point_name(best['grid_point'])}"
           + (f" (grid restricted; not run: {', '.join(choice['dropped'])})" if choice["dropped"] else ""))
