@@ -127,7 +127,8 @@ for name in sorted(recipes.RECIPES):
 `compare.run` is what `keras-seq compare` runs: every model trains under the first recipe's
 stopping rule (model selection on validation frame accuracy; early stopping once neither it nor
 the validation NLL has improved for 20 epochs), then is tested; each run leaves a `.keras` model,
-a JSON record and PNG plots in `OUTPUT`. The table says whether each run converged, and the
+a JSON record and PNG plots in its own directory under `OUTPUT` (a killed run resumes from its
+last epoch when run again). The table says whether each run converged, and the
 summary names a better model only when all did. The same from a shell: `keras-seq compare
 bach_chorales_lmn_b_pretrained bach_chorales_lstm --strategy auto`.
 '''),
@@ -153,8 +154,9 @@ next frames of a test chorale.
     ("code", '''
 from IPython.display import Image
 
-for name in RECIPE_NAMES:
-    display(Image(filename=f"{OUTPUT}/{name}_curve.png"), Image(filename=f"{OUTPUT}/{name}_roll.png"))
+for record in records:  # each run has its own directory: OUTPUT/<recipe>/seed-<seed>/
+    folder = record["run_directory"]
+    display(Image(filename=f"{folder}/curve.png"), Image(filename=f"{folder}/roll.png"))
 '''),
     ("markdown", '''
 ## Reload a saved model
@@ -164,7 +166,7 @@ Keras objects; no `custom_objects`). `keras-seq evaluate RECIPE` does the same f
 '''),
     ("code", '''
 name = RECIPE_NAMES[0]
-scores = train.evaluate(recipes.get(name), f"{OUTPUT}/{name}.keras", quick=QUICK)
+scores = train.evaluate(recipes.get(name), f"{records[0]['run_directory']}/model.keras", quick=QUICK)
 metric = report.headline(records[0])
 print(f"{name}, reloaded: test {metric} {scores[metric]:.4f}")
 assert abs(scores[metric] - records[0]["test"][metric]) < 1e-4, "the reloaded model scores differently"

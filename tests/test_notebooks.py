@@ -119,8 +119,8 @@ def _check_quick_start(nb, summary, folder):
         assert row["converged"] is False
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 4  # curve + piano roll per recipe
-    for name in ("jsb_chorales_lstm.keras", "jsb_chorales_lstm_curve.png", "jsb_chorales_lstm_roll.png"):
-        assert os.path.getsize(os.path.join(folder, "runs", "quick_start", name)) > 0
+    for name in ("model.keras", "curve.png", "roll.png", "record.json"):
+        assert os.path.getsize(os.path.join(folder, "runs", "quick_start", "jsb_chorales_lstm", "seed-0-quick", name)) > 0
 
 
 def _check_drop_in_layers(nb, summary, folder):

@@ -31,10 +31,12 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     out = capsys.readouterr().out
     assert "| jsb_chorales_lstm (quick) | jsb_chorales | frame_accuracy |" in out
     assert "| ocr_ms_scrbm (quick) |" in out and "14.81 %" in out
-    record = json.load(open(tmp_path / "ocr_ms_scrbm.json"))
+    record = json.load(open(tmp_path / "ocr_ms_scrbm" / "seed-0-quick" / "record.json"))
     assert 0.0 <= record["test"]["sequence_error"] <= 1.0 and record["model"]["kind"] == "scrbm"
-    for name in ("jsb_chorales_lstm.keras", "jsb_chorales_lstm_curve.png", "jsb_chorales_lstm_roll.png", "table.md"):
-        assert os.path.getsize(tmp_path / name) > 0
+    for name in ("model.keras", "curve.png", "roll.png", "record.json"):
+        assert os.path.getsize(tmp_path / "jsb_chorales_lstm" / "seed-0-quick" / name) > 0
+    assert os.path.getsize(tmp_path / "table.md") > 0
+    assert not os.path.exists(tmp_path / "jsb_chorales_lstm" / "seed-0-quick" / "checkpoint")  # discarded when done
 
     cli.main(["evaluate", "ocr_ms_scrbm", "--quick", "--data-dir", shared_data_dir, "--output", str(tmp_path)])
     evaluated = json.loads(capsys.readouterr().out)

@@ -233,12 +233,12 @@ def test_train_quick_conv_labelling_and_ngram(shared_data_dir, tmp_path, capsys)
     out = capsys.readouterr().out
     assert "| ocr_ms_conv (quick) | ocr_letters (protocol=ms, fold=0) | sequence_error |" in out
     assert "| kinderlieder_ngram (quick) | kinderlieder | bits_per_event |" in out and "2.957" in out
-    conv = json.load(open(tmp_path / "ocr_ms_conv.json"))
-    assert 0.0 <= conv["test"]["sequence_error"] <= 1.0 and (tmp_path / "ocr_ms_conv.keras").exists()
-    counts = json.load(open(tmp_path / "kinderlieder_ngram.json"))
+    conv = json.load(open(tmp_path / "ocr_ms_conv" / "seed-0-quick" / "record.json"))
+    assert 0.0 <= conv["test"]["sequence_error"] <= 1.0 and (tmp_path / "ocr_ms_conv" / "seed-0-quick" / "model.keras").exists()
+    counts = json.load(open(tmp_path / "kinderlieder_ngram" / "seed-0-quick" / "record.json"))
     assert counts["test"]["bits_per_event"] > 0 and counts["parameters"] > 0
     assert counts["model"]["order"] in (1, 2) and len(counts["selection"]) == 2 * 2
-    assert not (tmp_path / "kinderlieder_ngram.keras").exists()
+    assert not (tmp_path / "kinderlieder_ngram" / "seed-0-quick" / "model.keras").exists()
 
     with pytest.raises(SystemExit, match="no saved Keras model"):
         cli.main(["evaluate", "kinderlieder_ngram", "--output", str(tmp_path)])
@@ -251,7 +251,7 @@ def test_train_quick_conv_classification(tmp_path, monkeypatch, capsys):
     tiny_mnist(tmp_path, monkeypatch)
     cli.main(["train", "permuted_mnist_conv", "--quick", "--data-dir", str(tmp_path), "--output", str(tmp_path)])
     assert "| permuted_mnist_conv (quick) | permuted_mnist | accuracy |" in capsys.readouterr().out
-    record = json.load(open(tmp_path / "permuted_mnist_conv.json"))
+    record = json.load(open(tmp_path / "permuted_mnist_conv" / "seed-0-quick" / "record.json"))
     assert 0.0 <= record["test"]["accuracy"] <= 1.0 and record["epochs_run"] == 1
 
 
@@ -266,7 +266,7 @@ def test_scrbm_recipes_select_on_algorithm_1_not_on_teacher_forcing(shared_data_
     assert record["validation_epochs"] == [recipe.check_every]
     assert len(history["val_sequence_error"]) == len(history["val_teacher_forced_sequence_error"]) == 1
     # The monitored val_sequence_error is the saved predictor's (Algorithm 1) on the validation split.
-    predictor = train.evaluate(recipe, str(tmp_path / "ocr_ms_scrbm.keras"), shared_data_dir, quick=True,
+    predictor = train.evaluate(recipe, str(tmp_path / "ocr_ms_scrbm" / "seed-0-quick" / "model.keras"), shared_data_dir, quick=True,
                                split="valid")
     assert history["val_sequence_error"][0] == pytest.approx(predictor["sequence_error"], abs=1e-6)
     assert record["stopping"]["monitor"] == "val_sequence_error" and record["stopping"]["best_epoch"] == 10

@@ -14,7 +14,7 @@ def test_train_trellisnet_recipes_quickly(shared_data_dir, tmp_path, capsys):
     assert "| ptb_char_trellisnet (quick) | ptb_char | bits_per_event |" in out and "1.158" in out
     assert "| adding_trellisnet (quick) | adding |" in out
 
-    char = json.load(open(tmp_path / "ptb_char_trellisnet.json"))
+    char = json.load(open(tmp_path / "ptb_char_trellisnet" / "seed-0-quick" / "record.json"))
     test = char["test"]
     assert 0 < test["bits_per_event"] < 10  # 50 symbols: log2(50) = 5.6 at random
     assert math.isclose(test["perplexity"], 2 ** test["bits_per_event"], rel_tol=1e-4)
@@ -22,9 +22,10 @@ def test_train_trellisnet_recipes_quickly(shared_data_dir, tmp_path, capsys):
     # Trained with deep supervision: the trainer logged both losses.
     assert "aux_loss" in char["history"] and "val_output_bits_per_event" in char["history"]
 
-    adding = json.load(open(tmp_path / "adding_trellisnet.json"))
+    adding = json.load(open(tmp_path / "adding_trellisnet" / "seed-0-quick" / "record.json"))
     assert math.isfinite(adding["test"]["mse"]) and adding["model"]["task"] == "regression"
-    for name in ("ptb_char_trellisnet.keras", "adding_trellisnet.keras", "adding_trellisnet_curve.png"):
+    for name in ("ptb_char_trellisnet/seed-0-quick/model.keras", "adding_trellisnet/seed-0-quick/model.keras",
+                 "adding_trellisnet/seed-0-quick/curve.png"):
         assert os.path.getsize(tmp_path / name) > 0
 
     # The saved (stateful) predictor reloads and evaluates to the same numbers.

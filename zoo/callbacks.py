@@ -58,6 +58,7 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         self.patience = int(patience)
         self.restore_best_weights = restore_best_weights
         self.progress = tuple((key, direction) for key, direction in progress if key != monitor)
+        self._resumed = None
 
     def on_train_begin(self, logs=None):
         watched = ((self.monitor, self.mode), *self.progress)
@@ -66,6 +67,31 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         self.best_weights = None
         self.checks_without_improvement = 0
         self.stopped_epoch = None
+        if self._resumed is not None:  # a run resumed from a checkpoint (zoo.runs)
+            state, self._resumed = self._resumed, None
+            self.best.update(state["best"])
+            self.best_epoch = state["best_epoch"]
+            self.checks_without_improvement = state["checks_without_improvement"]
+            self.best_weights = state.get("weights")
+
+    def get_state(self):
+        """What a checkpoint keeps to resume this callback (see zoo.runs)."""
+        state = {"best": {k: float(v) for k, v in self.best.items()}, "best_epoch": self.best_epoch,
+                 "checks_without_improvement": self.checks_without_improvement,
+                 "stopped_epoch": self.stopped_epoch}
+        if self.best_weights is not None:
+            state["weights"] = self.best_weights
+        return state
+
+    def set_state(self, state):
+        """Takes `get_state()`'s dict: at once (a finished run's record), and
+        again at the next `on_train_begin` (a resumed run)."""
+        self._resumed = dict(state)
+        self.best = dict(state["best"])
+        self.best_epoch = state["best_epoch"]
+        self.checks_without_improvement = state["checks_without_improvement"]
+        self.stopped_epoch = state.get("stopped_epoch")
+        self.best_weights = state.get("weights")
 
     def _improved(self, key, direction, value):
         return value < self.best[key] if direction == "min" else value > self.best[key]
@@ -209,10 +235,19 @@ class TimeBudget(keras.callbacks.Callback):
             raise ValueError(f"The time budget must be a positive number of seconds; got {seconds!r}.")
         self.seconds = float(seconds)
         self.stopped = False
+        self._elapsed_before = 0.0
 
     def on_train_begin(self, logs=None):
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() - self._elapsed_before  # a resumed run keeps its spent time
+        self._elapsed_before = 0.0
         self.stopped = False
+
+    def get_state(self):
+        return {"elapsed": time.perf_counter() - self.start, "stopped": self.stopped}
+
+    def set_state(self, state):
+        self._elapsed_before = float(state["elapsed"])
+        self.stopped = bool(state["stopped"])
 
     def on_train_batch_end(self, batch, logs=None):
         if time.perf_counter() - self.start > self.seconds:

@@ -72,7 +72,7 @@ def _train_options(args):
         data_dir=args.data_dir, epochs=args.epochs, quick=args.quick, output=args.output, seed=args.seed,
         verbose=1 if args.verbose else 2, max_seconds=args.max_seconds,
         jit_compile=JIT_COMPILE[args.jit_compile], steps_per_execution=args.steps_per_execution,
-        fixed_shapes=args.fixed_shapes,
+        fixed_shapes=args.fixed_shapes, restart=args.restart,
     )
 
 
@@ -106,7 +106,15 @@ def _evaluate(args):
         from keras_seq.zoo import train_ngram
 
         sys.exit("keras-seq evaluate: " + train_ngram.NO_SAVED_MODEL.format(name=recipe.name))
-    path = args.model or os.path.join(args.output, f"{args.recipe}.keras")
+    from keras_seq.zoo import runs
+
+    path = args.model
+    if path is None:
+        finished = runs.finished_run(args.output, args.recipe, args.seed, args.quick)
+        if finished is None:
+            raise FileNotFoundError(f"no finished run of {args.recipe} (seed {args.seed}) under {args.output}/; "
+                                    f"train it with `keras-seq train {args.recipe}` or pass --model.")
+        path = os.path.join(finished, "model.keras")
     scores = train.evaluate(recipe, path, args.data_dir, args.quick, args.split)
     print(json.dumps({"recipe": args.recipe, "model": path, "split": args.split, **scores}, indent=2))
 
@@ -199,7 +207,11 @@ def _parser():
         sub.add_argument("--data-dir", default=None,
                          help="the benchmark data folder (None: $KERAS_SEQ_DATA_DIR, then "
                               "~/.keras/datasets/keras_seq, downloading what is missing)")
-        sub.add_argument("--output", default="runs", help="folder for .keras, JSON and PNG files")
+        sub.add_argument("--output", default="runs",
+                         help="each run writes model.keras, record.json and PNGs into <output>/<recipe>/seed-<seed>/ "
+                              "(a rerun of a finished run goes to seed-<seed>-2/; a killed run resumes)")
+        sub.add_argument("--restart", action="store_true",
+                         help="start a killed run over instead of resuming it from its checkpoint")
         sub.add_argument("--markdown", default=None, help="also write the table to this file")
         sub.add_argument("--seed", type=int, default=0, help="seed of weights, shuffling and dropout")
         sub.add_argument("--max-seconds", type=positive_float, default=None,
@@ -221,8 +233,10 @@ def _parser():
         sub.set_defaults(run=_compare if name == "compare" else _train)
     evaluate = command("evaluate", "evaluate a trained recipe's saved model")
     evaluate.add_argument("recipe", type=recipe_name, help="a recipe name (keras-seq list)")
-    evaluate.add_argument("--model", default=None, help="a .keras file (None: <output>/<recipe>.keras)")
+    evaluate.add_argument("--model", default=None,
+                          help="a .keras file (None: the newest finished run's, <output>/<recipe>/seed-<seed>*/model.keras)")
     evaluate.add_argument("--output", default="runs", help="the folder `keras-seq train` wrote")
+    evaluate.add_argument("--seed", type=int, default=0, help="the seed of the run to evaluate")
     evaluate.add_argument("--data-dir", default=None, help="the benchmark data folder")
     evaluate.add_argument("--split", default="test", help="a split of the recipe's dataset")
     evaluate.add_argument("--quick", action="store_true", help="the --quick subset of the split")

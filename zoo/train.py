@@ -1,6 +1,5 @@
 """Runs a recipe: data -> pipeline -> builder -> fit -> metrics -> report."""
 
-import json
 import os
 import platform
 import time
@@ -12,6 +11,7 @@ import keras_seq.data as data
 from keras_seq.zoo import builders
 from keras_seq.zoo import callbacks as zoo_callbacks
 from keras_seq.zoo import report
+from keras_seq.zoo import runs
 
 QUICK_SEQUENCES = 12
 
@@ -137,15 +137,20 @@ def _predictor_inputs(recipe, dataset):
 
 
 def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2,
-        max_seconds=None, jit_compile="auto", steps_per_execution=1, fixed_shapes=False):
+        max_seconds=None, jit_compile="auto", steps_per_execution=1, fixed_shapes=False, restart=False):
     """Trains and evaluates one recipe; returns its result record.
 
     Training ends at early stopping, after `epochs` (default: the recipe's),
-    or at the first training step past `max_seconds` of training time.
-    `jit_compile`, `steps_per_execution` (see `configure_execution`) and
-    `fixed_shapes` (see `recipe_dataset`) set up XLA runs; on a TPU use
-    `jit_compile=True, fixed_shapes=True` and `steps_per_execution` of
-    tens of batches."""
+    or at the first training step past `max_seconds` of training time; the
+    record's `stopping` says which. `jit_compile`, `steps_per_execution`
+    (see `configure_execution`) and `fixed_shapes` (see `recipe_dataset`)
+    set up XLA runs; on a TPU use `jit_compile=True, fixed_shapes=True` and
+    `steps_per_execution` of tens of batches.
+
+    With `output`, the run writes into its own directory (see zoo.runs:
+    `<output>/<recipe>/seed-<seed>/`, never over a finished run) and keeps a
+    checkpoint of every epoch: the same call after a crash resumes from the
+    last finished epoch, `restart=True` starts over."""
     if recipe.builder == "ngram_model":  # counts, not a Keras model
         from keras_seq.zoo import train_ngram
 
@@ -176,17 +181,32 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     budget = zoo_callbacks.TimeBudget(max_seconds) if max_seconds else None
     if budget is not None:
         callbacks.append(budget)
-    history = trainer.fit(
-        train, validation_data=valid, validation_freq=recipe.check_every, epochs=epochs, callbacks=callbacks,
-        verbose=verbose,
-    )
+    pretraining = getattr(trainer, "pretraining_report", None)
+    directory = checkpoint = None
+    initial_epoch = 0
+    if output:
+        directory = runs.run_directory(output, recipe.name, seed, quick)
+        checkpoint = runs.RunCheckpoint(os.path.join(directory, runs.CHECKPOINT), [stopper, budget])
+        if restart:
+            checkpoint.discard()
+        initial_epoch = checkpoint.restore(trainer)
+        if initial_epoch:
+            print(f"# {recipe.name}: resuming {directory} after epoch {initial_epoch}", flush=True)
+            pretraining = checkpoint.extra.get("pretraining", pretraining)
+        checkpoint.extra["pretraining"] = pretraining
+        callbacks.append(checkpoint)
+    if not (checkpoint and checkpoint.extra.get("finished")):
+        history = trainer.fit(
+            train, validation_data=valid, validation_freq=recipe.check_every, epochs=epochs, callbacks=callbacks,
+            verbose=verbose, initial_epoch=initial_epoch,
+        ).history
+    history = checkpoint.history if checkpoint else history
     scores = predictor.evaluate(_predictor_inputs(recipe, test), return_dict=True, verbose=0,
                                 callbacks=extra_callbacks)
-    epochs_run = len(history.history["loss"])
-    pretraining = getattr(trainer, "pretraining_report", None)
+    epochs_run = len(history["loss"])
     updates = int(trainer.optimizer.iterations)
     pretraining_updates = int((pretraining or {}).get("updates", 0))
-    validated = [key for key in history.history if key.startswith("val_")]
+    validated = [key for key in history if key.startswith("val_")]
     record = {
         "recipe": recipe.name,
         "dataset": recipe.dataset,
@@ -195,6 +215,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         "model": {"builder": recipe.builder, **arguments},
         "epochs_run": epochs_run,
         "stopping": zoo_callbacks.stopping_record(epochs_run, epochs, stopper, budget),
+        "resumed_after_epoch": initial_epoch or None,
         "updates": {"training": updates, "pretraining": pretraining_updates,
                     "total": updates + pretraining_updates},
         "max_seconds": max_seconds,
@@ -209,22 +230,30 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
             "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
         "pretraining": pretraining,
         "parameters": int(trainer.count_params()),
-        "wall_seconds": round(time.perf_counter() - start, 1),
+        "wall_seconds": round(time.perf_counter() - start + (checkpoint.wall_before if checkpoint else 0.0), 1),
         "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, backend {keras.backend.backend()}",
-        "history": {k: [float(x) for x in v] for k, v in history.history.items()},
+        "history": {k: [float(x) for x in v] for k, v in history.items()},
         # Keras validates at epochs check_every, 2 * check_every, ... (1-based).
         "validation_epochs": [recipe.check_every * (i + 1)
-                              for i in range(len(history.history[validated[0]]) if validated else 0)],
+                              for i in range(len(history[validated[0]]) if validated else 0)],
+        "run_directory": directory,
     }
-    if output:
-        os.makedirs(output, exist_ok=True)
-        predictor.save(os.path.join(output, f"{recipe.name}.keras"))
-        with open(os.path.join(output, f"{recipe.name}.json"), "w") as f:
-            json.dump(record, f, indent=2)
-        report.learning_curve(record, os.path.join(output, f"{recipe.name}_curve.png"))
-        if data.info(recipe.dataset).task == "next_frame":
-            x, y, w = next(iter(test))
-            predicted = np.asarray(predictor.predict(x, verbose=0))[0]
-            length = int(np.asarray(w)[0].sum())  # the weights are 1 on real frames
-            report.piano_roll(np.asarray(y)[0], predicted, os.path.join(output, f"{recipe.name}_roll.png"), length)
+    if directory:
+        _write_run(directory, record, predictor, test, data.info(recipe.dataset).task)
+        checkpoint.discard()
     return record
+
+
+def _write_run(directory, record, predictor, test, task):
+    """The run's files, each renamed into place; the record last, since its
+    presence marks the run finished (zoo.runs)."""
+    runs.replace_atomically(os.path.join(directory, "model.keras"), predictor.save)
+    runs.replace_atomically(os.path.join(directory, "curve.png"),
+                            lambda path: report.learning_curve(record, path))
+    if task == "next_frame":
+        x, y, w = next(iter(test))
+        predicted = np.asarray(predictor.predict(x, verbose=0))[0]
+        length = int(np.asarray(w)[0].sum())  # the weights are 1 on real frames
+        runs.replace_atomically(os.path.join(directory, "roll.png"),
+                                lambda path: report.piano_roll(np.asarray(y)[0], predicted, path, length))
+    runs.write_json(record, os.path.join(directory, runs.RECORD))

@@ -3,7 +3,6 @@ and smoothing chosen on the validation split -> test metrics -> the same
 result record as `train.run`. There is no Keras model: nothing is saved
 but the JSON record."""
 
-import json
 import os
 import platform
 import time
@@ -11,11 +10,12 @@ import time
 import keras_seq.data as data
 from keras_seq.data import pipeline
 from keras_seq.zoo import ngram
+from keras_seq.zoo import runs
 
 NO_SAVED_MODEL = (
     "Recipe {name!r} is a count-based n-gram model (builder 'ngram_model'): it has no saved Keras "
     "model to evaluate. `keras-seq train {name}` refits it in seconds and writes its test "
-    "metrics to <output>/{name}.json."
+    "metrics to <output>/{name}/seed-0/record.json."
 )
 
 
@@ -37,7 +37,7 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0):
             `max_order` and `add_k` (the grid of `ngram.select`).
         data_dir: Data folder, as for `train.run`.
         quick: Tiny data and grid (`recipe.quick_model`).
-        output: Folder for `<recipe>.json`, or None.
+        output: Folder of the run directories (zoo.runs), or None.
         seed: Recorded only (counting is deterministic).
 
     Returns:
@@ -84,7 +84,8 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0):
         "selection": selection,
     }
     if output:
-        os.makedirs(output, exist_ok=True)
-        with open(os.path.join(output, f"{recipe.name}.json"), "w") as f:
-            json.dump(record, f, indent=2)
+        directory = runs.run_directory(output, recipe.name, seed, quick)
+        record["run_directory"] = directory
+        os.makedirs(directory, exist_ok=True)
+        runs.write_json(record, os.path.join(directory, runs.RECORD))
     return record

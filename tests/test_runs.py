@@ -1,0 +1,126 @@
+"""Runs survive a crash: SIGKILL mid-epoch and during the save, then the same
+command again, resumes from the last finished epoch; finished runs are never
+overwritten; a damaged checkpoint is named."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)")
+
+# The child process: the command line, with a test-side patch that kills the
+# process at a chosen point (nothing of this is in the library).
+CHILD = """
+import os, signal, sys
+from keras_seq.zoo import cli, runs
+
+kill = os.environ.get("KILL")
+if kill == "mid-epoch-3":
+    finished = runs.RunCheckpoint.on_epoch_end
+
+    def on_epoch_end(self, epoch, logs=None):
+        finished(self, epoch, logs)
+        self.kill_at_next_batch = epoch + 1 == 2
+
+    def on_train_batch_end(self, batch, logs=None):
+        if getattr(self, "kill_at_next_batch", False):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    runs.RunCheckpoint.on_epoch_end = on_epoch_end
+    runs.RunCheckpoint.on_train_batch_end = on_train_batch_end
+elif kill == "saving-model":
+    replace = runs.replace_atomically
+
+    def replace_atomically(path, write):
+        if path.endswith("model.keras"):
+            folder, name = os.path.split(path)
+            write(os.path.join(folder, ".model.tmp-killed.keras"))  # half-way: written, not renamed
+            os.kill(os.getpid(), signal.SIGKILL)
+        replace(path, write)
+
+    runs.replace_atomically = replace_atomically
+cli.main(sys.argv[1:])
+"""
+
+
+def _train(tmp_path, data_dir, kill=None, *extra):
+    args = ["train", "jsb_chorales_lstm", "--quick", "--epochs", "6", "--data-dir", data_dir,
+            "--output", str(tmp_path / "runs"), *extra]
+    env = dict(os.environ, **({"KILL": kill} if kill else {}))
+    return subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env,
+                          timeout=600)
+
+
+def _files(folder):
+    return {name: open(os.path.join(folder, name), "rb").read() for name in sorted(os.listdir(folder))
+            if os.path.isfile(os.path.join(folder, name))}
+
+
+def test_a_killed_run_resumes_and_finished_runs_stay_intact(shared_data_dir, tmp_path):
+    runs_dir = tmp_path / "runs" / "jsb_chorales_lstm"
+    first = runs_dir / "seed-0-quick"
+    # Killed in the middle of epoch 3: the checkpoint holds epoch 2, no record.
+    killed = _train(tmp_path, shared_data_dir, "mid-epoch-3")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    state = json.load(open(first / "checkpoint" / "state.json"))
+    assert state["epoch"] == 2 and not (first / "record.json").exists()
+
+    resumed = _train(tmp_path, shared_data_dir)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stdout and "after epoch 2" in resumed.stdout
+    record = json.load(open(first / "record.json"))
+    assert record["resumed_after_epoch"] == 2 and record["epochs_run"] == 6
+    assert len(record["history"]["loss"]) == 6 and not (first / "checkpoint").exists()
+
+    # The same six epochs without a crash (one batch per epoch, restored
+    # optimizer state): the same model.
+    straight = _train(tmp_path, shared_data_dir)
+    assert straight.returncode == 0, straight.stderr
+    second = runs_dir / "seed-0-quick-2"  # a finished run is never written again
+    uninterrupted = json.load(open(second / "record.json"))
+    assert uninterrupted["resumed_after_epoch"] is None
+    for key, value in uninterrupted["test"].items():
+        assert record["test"][key] == pytest.approx(value, rel=1e-4, abs=1e-6), key
+    before = _files(first)
+
+    # Killed while writing model.keras: the earlier runs are untouched, the
+    # new one has no model or record yet, and the rerun finishes it without
+    # training again.
+    saving = _train(tmp_path, shared_data_dir, "saving-model")
+    assert saving.returncode == -signal.SIGKILL, saving.stderr
+    third = runs_dir / "seed-0-quick-3"
+    assert not (third / "record.json").exists() and not (third / "model.keras").exists()
+    assert _files(first) == before
+    finished = _train(tmp_path, shared_data_dir)
+    assert finished.returncode == 0, finished.stderr
+    record3 = json.load(open(third / "record.json"))
+    assert record3["resumed_after_epoch"] == 6 and record3["epochs_run"] == 6
+    assert record3["test"] == pytest.approx(uninterrupted["test"], rel=1e-4, abs=1e-6)
+    assert (third / "model.keras").stat().st_size > 0 and not (third / "checkpoint").exists()
+    assert _files(first) == before
+
+
+def test_restart_starts_a_killed_run_over(shared_data_dir, tmp_path):
+    killed = _train(tmp_path, shared_data_dir, "mid-epoch-3")
+    assert killed.returncode == -signal.SIGKILL
+    restarted = _train(tmp_path, shared_data_dir, None, "--restart")
+    assert restarted.returncode == 0, restarted.stderr
+    record = json.load(open(tmp_path / "runs" / "jsb_chorales_lstm" / "seed-0-quick" / "record.json"))
+    assert record["resumed_after_epoch"] is None and record["epochs_run"] == 6
+
+
+def test_a_damaged_checkpoint_is_named(tmp_path):
+    import keras
+
+    from keras_seq.zoo import runs
+
+    folder = tmp_path / "checkpoint"
+    folder.mkdir()
+    (folder / "state.json").write_text('{"epoch": 3, "weig')
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    with pytest.raises(ValueError, match=r"checkpoint .*state.json is damaged; rerun with --restart"):
+        runs.RunCheckpoint(str(folder)).restore(model)

@@ -1,0 +1,169 @@
+"""Run directories and training checkpoints: runs that survive a crash.
+
+A run of recipe R with seed S writes into `<output>/R/seed-S/` (`-quick`
+for --quick runs): `model.keras`, `record.json`, `curve.png` and, for music,
+`roll.png`. Every file is written to a temporary name and renamed into
+place, so a crash leaves the previous file or none, never half of one. A
+directory with a `record.json` holds a finished run and is never written
+again: a rerun of the same command goes to `seed-S-2/`, `seed-S-3/`, ...
+
+While training, `checkpoint/` holds the last finished epoch: the weights
+(optimizer state included), the epochs' logs, and the state of the
+callbacks that decide when to stop (early stopping's best scores and best
+weights, the time budget's elapsed seconds). Rerunning a killed run with
+the same arguments resumes from there; `restart=True` starts over.
+"""
+
+import json
+import os
+import shutil
+import time
+
+import keras
+import numpy as np
+
+RECORD = "record.json"
+CHECKPOINT = "checkpoint"
+
+
+def replace_atomically(path, write):
+    """Calls `write(temporary_path)`, then renames the file onto `path`."""
+    folder, name = os.path.split(path)
+    temporary = os.path.join(folder, f".tmp-{os.getpid()}-{name}")  # keeps .keras / .weights.h5 / .png
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def write_json(data, path):
+    def write(temporary):
+        with open(temporary, "w") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+
+    replace_atomically(path, write)
+
+
+def run_directory(output, name, seed, quick=False):
+    """The directory this run writes to: the first of `seed-S`, `seed-S-2`,
+    ... that holds no finished run (an unfinished one is resumed)."""
+    base = os.path.join(output, name, f"seed-{seed}{'-quick' if quick else ''}")
+    candidate, count = base, 1
+    while os.path.exists(os.path.join(candidate, RECORD)):
+        count += 1
+        candidate = f"{base}-{count}"
+    return candidate
+
+
+def finished_run(output, name, seed=0, quick=False):
+    """The newest finished run directory of (recipe, seed), or None."""
+    base = os.path.join(output, name, f"seed-{seed}{'-quick' if quick else ''}")
+    finished, candidate, count = None, base, 1
+    while os.path.exists(os.path.join(candidate, RECORD)):
+        finished = candidate
+        count += 1
+        candidate = f"{base}-{count}"
+    return finished
+
+
+class RunCheckpoint(keras.callbacks.Callback):
+    """Saves the training state at the end of every epoch into `directory`
+    and restores it (`restore`) before `fit` resumes.
+
+    `stateful` callbacks have `get_state()` (a JSON-able dict, plus
+    optionally `"weights"`: a list of arrays) and `set_state(state)`.
+
+    Example:
+
+    >>> checkpoint = RunCheckpoint("runs/r/seed-0/checkpoint", [stopper, budget])
+    >>> start = checkpoint.restore(model)  # 0 for a fresh run
+    >>> model.fit(..., initial_epoch=start, callbacks=[stopper, budget, checkpoint])
+    """
+
+    def __init__(self, directory, stateful=()):
+        super().__init__()
+        self.directory = directory
+        self.stateful = [c for c in stateful if c is not None]
+        self.history = {}
+        self.epoch = 0
+        self.extra = {}
+        self.wall_before = 0.0  # wall seconds of the runs this one resumes
+        self._started = time.perf_counter()
+
+    @property
+    def _state_path(self):
+        return os.path.join(self.directory, "state.json")
+
+    def restore(self, model):
+        """Loads the last saved epoch into `model` and the stateful
+        callbacks; returns the number of finished epochs (0 if none)."""
+        if not os.path.exists(self._state_path):
+            return 0
+        try:
+            with open(self._state_path) as f:
+                state = json.load(f)
+        except json.JSONDecodeError:
+            raise ValueError(
+                f"The training checkpoint {self._state_path} is damaged; rerun with --restart to start over."
+            ) from None
+        if model.optimizer is not None and not model.optimizer.built:
+            model.optimizer.build(model.trainable_variables)
+        model.load_weights(os.path.join(self.directory, state["weights"]))
+        for callback, saved in zip(self.stateful, state["callbacks"]):
+            arrays_file = saved.pop("weights_file", None)
+            if arrays_file:
+                with np.load(os.path.join(self.directory, arrays_file)) as f:
+                    saved["weights"] = [f[f"arr_{i}"] for i in range(len(f.files))]
+            callback.set_state(saved)
+        self.history = state["history"]
+        self.epoch = state["epoch"]
+        self.extra = state.get("extra", {})
+        self.wall_before = float(self.extra.get("wall_seconds", 0.0))
+        self._started = time.perf_counter()
+        return self.epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        for key, value in (logs or {}).items():
+            self.history.setdefault(key, []).append(float(value))
+        self.epoch = epoch + 1
+        self._save()
+
+    def on_train_end(self, logs=None):
+        """Training ended (early stopping, which runs before this callback,
+        has put the best weights back): saved as finished, so that a crash
+        while the run's files are written does not train again."""
+        self.extra["finished"] = True
+        self._save()
+
+    def _save(self):
+        os.makedirs(self.directory, exist_ok=True)
+        weights = "weights-final.weights.h5" if self.extra.get("finished") else f"weights-{self.epoch}.weights.h5"
+        replace_atomically(os.path.join(self.directory, weights), lambda path: self.model.save_weights(path))
+        callback_states, callback_weights = [], []
+        for index, callback in enumerate(self.stateful):
+            state = dict(callback.get_state())
+            arrays = state.pop("weights", None)
+            if arrays is not None:
+                name = f"callback-{index}-{self.epoch}.npz"
+
+                def write(path, arrays=arrays):
+                    with open(path, "wb") as f:
+                        np.savez(f, *arrays)
+
+                replace_atomically(os.path.join(self.directory, name), write)
+                state["weights_file"] = name
+                callback_weights.append(name)
+            callback_states.append(state)
+        self.extra["wall_seconds"] = self.wall_before + time.perf_counter() - self._started
+        write_json({"epoch": self.epoch, "weights": weights, "callbacks": callback_states,
+                    "callback_weights": callback_weights, "history": self.history, "extra": self.extra},
+                   self._state_path)
+        for old in os.listdir(self.directory):  # files of earlier epochs, now unreferenced
+            if old not in (weights, "state.json", *callback_weights) and not old.startswith("."):
+                os.remove(os.path.join(self.directory, old))
+
+    def discard(self):
+        shutil.rmtree(self.directory, ignore_errors=True)
