@@ -67,12 +67,18 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
     the training `Sequences`, compiled for fine-tuning. Returns
     `(model, model)` with the pretraining report at `model.pretraining_report`
     (its `updates`: the unrolled network's gradient steps)."""
+    import sys
+
     from keras_seq.pretraining import pretrain_lmn
 
+    print(f"# pretraining the LMN-B: the unrolled window network ({pretrain_epochs} epochs, progress below), "
+          "then the closed-form linear autoencoder of its hidden states", file=sys.stderr, flush=True)
     model, pretraining_report = pretrain_lmn(
         train.inputs, train.targets, units=units, memory_units=memory_units, window=window,
-        epochs=pretrain_epochs,
+        epochs=pretrain_epochs, verbose=2,
     )
+    print(f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
+          file=sys.stderr, flush=True)
     model.compile(
         optimizer=_optimizer(learning_rate),
         loss=keras.losses.BinaryCrossentropy(),

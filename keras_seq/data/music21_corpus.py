@@ -23,7 +23,9 @@ score) still go through `music21.corpus.parse`.
 
 import math
 import os
+import sys
 import time
+import zipfile
 
 import numpy as np
 
@@ -157,11 +159,25 @@ def bach_paths(limit=None):
     return [p for p in paths if p.endswith((".mxl", ".xml", ".musicxml", ".krn"))][:limit]
 
 
+def _progress(items, label):
+    """Yields `items`, reporting progress on stderr: a rewritten line on a
+    terminal, a line per quarter otherwise (logs, notebooks)."""
+    total = len(items)
+    terminal = sys.stderr.isatty()
+    for done, item in enumerate(items, 1):
+        yield item
+        if terminal:
+            print(f"\r{label}: {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+        elif done == total or done % max(1, total // 4) == 0:
+            print(f"{label}: {done}/{total}", file=sys.stderr, flush=True)
+
+
 def convert_bach(limit=None):
     """Reads the chorales; returns ([rolls], [soprano melodies], seconds)."""
     paths = bach_paths(limit)
     start = time.perf_counter()
-    kept = [c for c in map(_convert_chorale, paths) if c is not None]
+    converted = map(_convert_chorale, _progress(paths, "converting music21's Bach chorales (once)"))
+    kept = [c for c in converted if c is not None]
     return [c[0] for c in kept], [c[1] for c in kept], time.perf_counter() - start
 
 
@@ -189,10 +205,15 @@ def cached(name, limit=None, cache_dir=None):
     suffix = "" if limit is None else f"_first{limit}"
     path = os.path.join(cache_dir, f"{name}_v{CACHE_VERSION}{suffix}.npz")
     if os.path.isfile(path):
-        with np.load(path, allow_pickle=False) as data:
-            out = {k[:-5]: _unpack(data[k[:-5] + "_flat"], data[k]) for k in data.files if k.endswith("_lens")}
-            out["seconds"] = float(data["seconds"])
-        return out
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                out = {k[:-5]: _unpack(data[k[:-5] + "_flat"], data[k]) for k in data.files if k.endswith("_lens")}
+                out["seconds"] = float(data["seconds"])
+            return out
+        except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as error:
+            print(f"keras_seq.data: the music21 cache {path} is damaged ({type(error).__name__}: {error}); "
+                  "converting the corpus again.", file=sys.stderr, flush=True)
+            os.remove(path)
     if name == "bach":
         rolls, melodies, seconds = convert_bach(limit)
         out = {"rolls": rolls, "melodies": melodies, "seconds": seconds}

@@ -39,6 +39,18 @@ def test_bach_conversion_of_a_few_chorales(tmp_path):
     assert again["seconds"] == out["seconds"]
 
 
+def test_a_truncated_cache_is_named_and_rebuilt(tmp_path, capsys):
+    out = music21_corpus.cached("bach", limit=4, cache_dir=str(tmp_path))
+    (path,) = tmp_path.glob("bach_*.npz")
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])  # a crash mid-write, or a full disk
+    rebuilt = music21_corpus.cached("bach", limit=4, cache_dir=str(tmp_path))
+    err = capsys.readouterr().err
+    assert f"the music21 cache {path} is damaged" in err and "converting the corpus again" in err
+    assert "converting music21's Bach chorales (once): 4/4" in err  # progress while converting
+    assert all(np.array_equal(a, b) for a, b in zip(rebuilt["rolls"], out["rolls"]))
+    assert music21_corpus.cached("bach", limit=4, cache_dir=str(tmp_path))["seconds"] == rebuilt["seconds"]
+
+
 def test_melody_sequences_shift_and_keep_zero_for_padding():
     sequences = music21_corpus.melody_sequences([np.array([60, 62, 64])])
     np.testing.assert_array_equal(sequences.inputs[0], [40, 42])
