@@ -59,10 +59,17 @@ def search(recipe, space="paper", tuner="random", max_trials=10, directory="runs
         recipe, space, data_dir=data_dir, quick=quick, epochs=epochs, seed=seed, verbose=verbose,
         **(overrides or {}),
     )
+    project_dir = os.path.join(directory, project_name(hypermodel, tuner))
+    grid = {k: list(v) for k, v in hypermodel.space.grid().items()}
+    if not overwrite:
+        check_saved_search(project_dir, grid)
     search_tuner = make_tuner(
         hypermodel, tuner, max_trials=max_trials, directory=directory, overwrite=overwrite, seed=seed,
         distribution_strategy=distribution_strategy,
     )
+    os.makedirs(search_tuner.project_dir, exist_ok=True)
+    with open(os.path.join(search_tuner.project_dir, SPACE_FILE), "w") as f:
+        json.dump(grid, f, indent=2, default=str)
     before = len(completed_trials(search_tuner))
     search_tuner.search(verbose=verbose)
     summary = summarize(search_tuner, hypermodel)
@@ -70,6 +77,40 @@ def search(recipe, space="paper", tuner="random", max_trials=10, directory="runs
     if write:
         summary["files"] = write_report(search_tuner, hypermodel, summary)
     return summary
+
+
+SPACE_FILE = "search_space.json"
+
+
+def check_saved_search(project_dir, grid):
+    """Before resuming the search saved in `project_dir`: its KerasTuner
+    state must be whole JSON (else an error naming the file), and a search
+    space that differs from the saved one is reported, since KerasTuner
+    would silently keep the saved one."""
+    import sys
+
+    oracle = os.path.join(project_dir, "oracle.json")
+    for path in [oracle] + sorted(
+            os.path.join(project_dir, d, "trial.json") for d in (os.listdir(project_dir) if os.path.isdir(project_dir) else ())
+            if os.path.isfile(os.path.join(project_dir, d, "trial.json"))):
+        if not os.path.exists(path):
+            continue
+        try:
+            with open(path) as f:
+                json.load(f)
+        except json.JSONDecodeError:
+            raise ValueError(
+                f"The saved search state {path} is damaged (not valid JSON); rerun with --overwrite to start "
+                "the search afresh, or restore the file."
+            ) from None
+    saved = os.path.join(project_dir, SPACE_FILE)
+    if os.path.exists(saved):
+        with open(saved) as f:
+            previous = json.load(f)
+        if previous != json.loads(json.dumps(grid, default=str)):
+            print(f"keras-seq tune: warning: the search space differs from the one saved in {project_dir} "
+                  f"(saved {previous}, now {grid}); KerasTuner resumes the saved search. Use --overwrite to "
+                  "search the new space, or another --directory.", file=sys.stderr, flush=True)
 
 
 def _score(trial, objective):

@@ -108,6 +108,21 @@ def test_killed_search_resumes_without_redoing_finished_trials(shared_data_dir, 
     assert len(fits) == 3 and summary["trials_completed"] == 2
 
 
+def test_a_changed_space_is_reported_and_a_damaged_state_named(tmp_path, capsys):
+    project = tmp_path / "search"
+    project.mkdir()
+    tuners.check_saved_search(str(project), {"units": [8, 16]})  # nothing saved yet: silent
+    (project / tuners.SPACE_FILE).write_text(json.dumps({"units": [8, 16]}))
+    tuners.check_saved_search(str(project), {"units": [8, 16]})
+    assert capsys.readouterr().err == ""
+    tuners.check_saved_search(str(project), {"units": [8, 32]})
+    err = capsys.readouterr().err
+    assert "the search space differs from the one saved" in err and "--overwrite" in err
+    (project / "oracle.json").write_text('{"ongoing_trials": {')
+    with pytest.raises(ValueError, match=r"oracle.json is damaged \(not valid JSON\); rerun with --overwrite"):
+        tuners.check_saved_search(str(project), {"units": [8, 16]})
+
+
 @ORCHESTRATION_ON_TENSORFLOW
 def test_hyperband_bayesian_and_grid_tuners_run(shared_data_dir, tmp_path):
     for tuner, epochs in (("hyperband", 2), ("bayesian", 1), ("grid", 1)):
