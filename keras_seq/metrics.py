@@ -1,4 +1,5 @@
-"""The papers' evaluation metrics (shared/spec/metrics.md): a numpy function
+"""The papers' evaluation metrics (frame-level accuracy, Bay et al. 2009; sequence
+labelling error and bits per event, SCRBM paper eq. 15): a numpy function
 for arrays of predictions, and Keras metrics for `model.compile`."""
 
 import keras

@@ -1,4 +1,4 @@
-"""The Colab notebooks in colab/ (issue 8).
+"""The Colab notebooks in colab/.
 
 Static checks on every backend: each notebook equals what
 scripts/make_notebooks.py writes, has its own "Open in Colab" badge, exactly

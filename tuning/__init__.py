@@ -1,4 +1,4 @@
-"""KerasTuner search spaces for the zoo (issue 7): one HyperModel per model
+"""KerasTuner search spaces for the zoo: one HyperModel per model
 family (LMN, SCRBM, TrellisNet, the RNN/GRU/LSTM baselines), the papers'
 grids as named spaces, and a resumable search with a report.
 

@@ -33,7 +33,7 @@ def family_of(recipe):
         return "scrbm"
     if kind in ("simple_rnn", "gru", "lstm"):
         return "rnn"
-    if kind == "trellisnet" or "trellis" in recipe.builder:
+    if "trellis" in recipe.builder:
         return "trellisnet"
     raise ValueError(f"Recipe {recipe.name!r} (builder {recipe.builder!r}, kind {kind!r}) has no tuning family.")
 

@@ -62,7 +62,7 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
 
 
 def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain_epochs=5,
-                         learning_rate=1e-3, keys=88):
+                         learning_rate=1e-3):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
     the training `Sequences`, compiled for fine-tuning. Returns
     `(model, model)` with the pretraining report at `model.pretraining_report`

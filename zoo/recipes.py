@@ -229,9 +229,9 @@ for dataset in ("seq_mnist", "permuted_mnist"):
     )
 
 # TrellisNet (Bai, Kolter & Koltun, ICLR 2019): the reference code's
-# hyperparameters from shared/spec/trellisnet.md (emb / hidden / out, levels,
-# optimiser, dropouts out / in / h / wdrop / emb, aux weight / frequency,
-# batch). Epoch counts are not in the spec: the Recipe default is kept.
+# hyperparameters (emb / hidden / out, levels, optimiser, dropouts out / in /
+# h / wdrop / emb, aux weight / frequency, batch). The paper gives no epoch
+# counts: the Recipe default is kept.
 _TRELLIS = "Bai, Kolter & Koltun, Trellis Networks for Sequence Modeling (ICLR 2019)"
 _TRELLIS_QUICK = {"hidden_units": 8, "output_units": 4, "num_levels": 2, "dilations": (1, 2)}
 for dataset, accuracy in (("seq_mnist", 0.9920), ("permuted_mnist", 0.9813)):

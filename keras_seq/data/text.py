@@ -275,7 +275,6 @@ _MRG = re.compile(r"treebank/combined/wsj_(\d{4})\.mrg")
 _TOKEN = re.compile(r"\n|\(|\)|[^\s()]+")
 WSJ_SPLIT_FILES = {"train": (1, 159), "valid": (160, 179), "test": (180, 199)}
 _WSJ_SPLITS = {"train": 3396, "valid": 273, "test": 245}
-_WSJ_TOKENS = {"train": 81793, "valid": 6327, "test": 5964}
 
 
 def read_trees(text, source="<string>"):

@@ -39,7 +39,7 @@ class LinearMemoryCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
 
     A nonlinear functional component (`units` wide) and a linear memory
     (`memory_units` wide), in the row-vector convention of Keras' cells
-    (paper eq. 3-4, restated in `shared/spec/lmn.md`):
+    (paper eq. 3-4):
 
         h_t = activation(x_t W_xh + m_{t-1} W_mh + b_h)    functional
         m_t = h_t W_hm + m_{t-1} W_mm (+ b_m)               linear memory

@@ -1,5 +1,5 @@
 """Closed-form linear autoencoder for sequences (Sperduti 2013; LMN paper
-Sec. 2, restated in `shared/spec/lmn.md`).
+Sec. 2).
 
 Pure numpy/scipy: it runs once, before training, on arrays in memory.
 

@@ -1,5 +1,5 @@
-"""The LMN pretraining scheme (LMN paper Sec. 4; `shared/spec/lmn.md`,
-"Pretraining scheme").
+"""The LMN pretraining scheme (Bacciu, Carta, Sperduti, Linear Memory
+Networks, Sec. 4).
 
 1. Train an unrolled feedforward network on a window of the last `k`
    inputs: `h(v) = f(v W_xh + b_h)` shared across the window, each hidden

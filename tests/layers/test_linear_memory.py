@@ -18,7 +18,7 @@ WEIGHT_NAMES = [
 
 
 # ---------------------------------------------------------------------------
-# Plain-numpy reference of the spec's equations (shared/spec/lmn.md).
+# Plain-numpy reference of the LMN paper's equations (eq. 3-4).
 # ---------------------------------------------------------------------------
 def reference_lmn(x, weights, m0=None):
     """Returns (h sequence, m sequence, final m) for x (batch, time, d)."""

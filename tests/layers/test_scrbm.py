@@ -11,7 +11,7 @@ WEIGHT_NAMES = ["kernel", "recurrent_kernel", "label_kernel", "bias", "label_bia
 
 
 # ---------------------------------------------------------------------------
-# Plain-numpy reference of the spec's equations (shared/spec/scrbm.md).
+# Plain-numpy reference of the SCRBM paper's equations.
 # ---------------------------------------------------------------------------
 def np_softplus(z):
     return np.logaddexp(0.0, z)

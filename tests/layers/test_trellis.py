@@ -11,7 +11,7 @@ GAIN_NAMES = ["input_kernel_gain", "hidden_kernel_gain"]
 
 
 # ---------------------------------------------------------------------------
-# Plain-numpy reference of the spec's equations (shared/spec/trellisnet.md),
+# Plain-numpy reference of the TrellisNet paper's equations (eq. 1, Sec. 5.1),
 # one time step and one kernel tap at a time on purpose.
 # ---------------------------------------------------------------------------
 def np_sigmoid(z):

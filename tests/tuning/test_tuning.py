@@ -1,4 +1,4 @@
-"""KerasTuner search spaces and searches (issue 7), on tiny data (the zoo's
+"""KerasTuner search spaces and searches, on tiny data (the zoo's
 --quick subset, 12 sequences) with one epoch per trial."""
 
 import json
