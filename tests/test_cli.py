@@ -11,7 +11,7 @@ import pytest
 def _keras_seq(*args):
     env = dict(os.environ)
     env.pop("KERAS_SEQ_TRACEBACK", None)
-    return subprocess.run([sys.executable, "-m", "keras_seq.zoo.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "keras_seq.cli", *args], capture_output=True, text=True,
                           env=env, timeout=300)
 
 
@@ -34,7 +34,7 @@ def test_user_errors_are_one_line_and_exit_2(args, message):
 def test_help_and_list_do_not_import_keras():
     code = (
         "import sys\n"
-        "from keras_seq.zoo import cli\n"
+        "from keras_seq import cli\n"
         "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
         "cli.main(['list'])\n"
         "assert 'keras' not in sys.modules and 'tensorflow' not in sys.modules, 'imported a backend'\n"
@@ -45,7 +45,7 @@ def test_help_and_list_do_not_import_keras():
 
 
 def test_help_shows_defaults(capsys):
-    from keras_seq.zoo import cli
+    from keras_seq import cli
 
     with pytest.raises(SystemExit):
         cli.main(["train", "--help"])

@@ -4,7 +4,7 @@ import pytest
 
 
 def test_compare_marks_runs_cut_by_the_epoch_limit(shared_data_dir, tmp_path, capsys):
-    from keras_seq.zoo import cli
+    from keras_seq import cli
 
     cli.main(["compare", "jsb_chorales_lmn_b_pretrained", "jsb_chorales_lstm", "--quick", "--epochs", "2",
               "--data-dir", shared_data_dir, "--output", str(tmp_path), "--markdown", str(tmp_path / "c.md")])

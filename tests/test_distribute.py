@@ -308,7 +308,7 @@ def test_multi_worker_mirrored_strategy_keeps_two_workers_in_step(tmp_path):
 
 @ONLY_TENSORFLOW
 def test_cli_refuses_to_fit_under_several_workers_before_joining_them(monkeypatch):
-    from keras_seq.zoo import cli
+    from keras_seq import cli
 
     workers = ["localhost:1", "localhost:2"]
     monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": 0}}))

@@ -41,7 +41,7 @@ def test_planned_recipes_exist_and_filter():
 
 
 def test_results_measures_writes_records_and_reuses_them(shared_data_dir, tmp_path, monkeypatch, capsys):
-    from keras_seq.zoo import cli
+    from keras_seq import cli
     from keras_seq.zoo import train
 
     records, markdown = tmp_path / "records", tmp_path / "RESULTS.md"
@@ -113,7 +113,7 @@ def test_a_damaged_record_is_named(tmp_path):
 
 
 def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_data_dir, tmp_path, capsys):
-    from keras_seq.zoo import cli
+    from keras_seq import cli
     from keras_seq.zoo import results
     from keras_seq.zoo import selection
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SI
 # process at a chosen point (nothing of this is in the library).
 CHILD = """
 import os, signal, sys
-from keras_seq.zoo import cli, runs
+from keras_seq import cli, runs
 
 kill = os.environ.get("KILL")
 if kill == "mid-epoch-3":

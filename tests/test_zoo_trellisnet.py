@@ -6,7 +6,7 @@ import os
 
 
 def test_train_trellisnet_recipes_quickly(shared_data_dir, tmp_path, capsys):
-    from keras_seq.zoo import cli
+    from keras_seq import cli
 
     cli.main(["train", "ptb_char_trellisnet", "adding_trellisnet", "--quick", "--data-dir", shared_data_dir,
               "--output", str(tmp_path)])

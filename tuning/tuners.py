@@ -216,9 +216,9 @@ def markdown_table(rows, columns, summary):
 
 def plot_scores(rows, hypermodel, path):
     """Score versus the space's main hyperparameter, one point per trial."""
-    from keras_seq.zoo.report import _pyplot
+    from keras_seq.zoo.report import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     main = hypermodel.space.main
     points = [(row.get(main), row["score"]) for row in rows if row["score"] is not None]
     order = list(hypermodel.space.grid()[main])

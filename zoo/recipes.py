@@ -47,6 +47,9 @@ class Recipe:
 
 RECIPES = {}
 
+# --quick runs: the first this many sequences of each split (zoo.train).
+QUICK_SEQUENCES = 12
+
 
 def add(recipe):
     if recipe.name in RECIPES:

@@ -190,7 +190,8 @@ def comparison_summary(records):
     return text
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot on the file-only Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -204,7 +205,7 @@ def learning_curve(record, path):
     the NLL (or, without one, the loss) on another, validation points at
     the epochs they were measured (every `check_every` epochs), the
     selected epoch marked."""
-    plt = _pyplot()
+    plt = pyplot()
     metric = headline(record)
     nll = nll_metric(record) or "loss"
     history = record["history"]
@@ -242,7 +243,7 @@ def learning_curve(record, path):
 def piano_roll(true_roll, predicted_probs, path, length=None):
     """The true next frames beside the predicted note probabilities of one
     sequence, cropped to its `length` real frames, with a colour bar."""
-    plt = _pyplot()
+    plt = pyplot()
     steps = len(true_roll) if length is None else int(length)
     figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for axis, roll, title in ((axes[0], true_roll, "true next frames"), (axes[1], predicted_probs, "predicted p(note on)")):

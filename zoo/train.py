@@ -12,9 +12,7 @@ from keras_seq.zoo import builders
 from keras_seq.zoo import callbacks as zoo_callbacks
 from keras_seq.zoo import report
 from keras_seq.zoo import runs
-
-QUICK_SEQUENCES = 12
-
+from keras_seq.zoo.recipes import QUICK_SEQUENCES  # noqa: F401  (train.QUICK_SEQUENCES for users)
 
 QUICK_STREAM_TOKENS = 5000  # a language-model stream (PTB) is one sequence: cut it
 QUICK_PRETRAINING_STEPS = 200

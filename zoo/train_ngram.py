@@ -11,6 +11,7 @@ import keras_seq.data as data
 from keras_seq.data import pipeline
 from keras_seq.zoo import ngram
 from keras_seq.zoo import runs
+from keras_seq.zoo.recipes import QUICK_SEQUENCES
 
 NO_SAVED_MODEL = (
     "Recipe {name!r} is a count-based n-gram model (builder 'ngram_model'): it has no saved Keras "
@@ -20,8 +21,6 @@ NO_SAVED_MODEL = (
 
 
 def _split(recipe, split, data_dir, quick):
-    from keras_seq.zoo.train import QUICK_SEQUENCES
-
     sequences = data.load_arrays(recipe.dataset, split, data_dir=data_dir, **recipe.data_options)
     if quick:
         sequences = data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])

@@ -202,7 +202,7 @@ def test_bad_ranges_raise_a_clear_error_before_any_trial(call, message, tmp_path
 
 
 def test_cli_tune_rejects_a_bad_range_before_searching(tmp_path):
-    from keras_seq.zoo import cli
+    from keras_seq import cli
 
     with pytest.raises(ValueError, match="min_value 64 > max_value 8"):
         cli.main(["tune", "jsb_chorales_lstm", "--space", "compact", "--set", "units=64:8",
@@ -212,7 +212,7 @@ def test_cli_tune_rejects_a_bad_range_before_searching(tmp_path):
 
 @ORCHESTRATION_ON_TENSORFLOW
 def test_cli_tune_writes_the_report_and_resumes(shared_data_dir, tmp_path, capsys):
-    from keras_seq.zoo import cli
+    from keras_seq import cli
 
     args = ["tune", "jsb_chorales_lmn_a", "--space", "compact", "--max-trials", "1", "--quick",
             "--data-dir", shared_data_dir, "--directory", str(tmp_path)]

@@ -1,4 +1,6 @@
-"""The `keras-seq` command line (also `python -m keras_seq.zoo`)."""
+"""The `keras-seq` command line (also `python -m keras_seq`): the zoo's
+commands and the KerasTuner search, which both sit below it (neither
+imports this module)."""
 
 import argparse
 import sys

@@ -1,0 +1,7 @@
+"""`python -m keras_seq`: the `keras-seq` command line."""
+
+import sys
+
+from keras_seq import cli
+
+sys.exit(cli.main())

@@ -1,3 +1,0 @@
-from keras_seq.zoo.cli import main
-
-main()
