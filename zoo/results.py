@@ -237,7 +237,8 @@ def markdown(records, records_dir=RECORDS):
         "each row's command reruns it. *converged*: how many of the row's seeds early stopping ended on "
         "validation; a run cut by its epoch limit or a time budget while still improving is marked "
         "**not converged**, and no comparison should be read from it. Test NLL: nats per frame (piano "
-        "rolls), bits per step (labels, tokens).",
+        "rolls), bits per step (labels, tokens). Wall times are per run, on the hardware named, often "
+        "sharing its cores with other work (`load_average` in the records from 2026-12-01 on).",
         "",
     ]
     unmeasured = []
@@ -256,12 +257,14 @@ def markdown(records, records_dir=RECORDS):
               "CPU-feasible rows without a record (each line is its command):", ""]
     for name in unmeasured:
         recipe = recipes.get(name)
-        paper = f" (paper: {recipe.paper.metric} {recipe.paper.value:g})" if recipe.paper else ""
+        paper = (f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
+                 if recipe.paper else "")
         lines.append(f"- `keras-seq results --only {name} --seeds 0 1 2 --data-dir ../shared/data`{paper}")
     lines += ["", "GPU/TPU scale (run when an accelerator is available):", ""]
     for name in GPU_SCALE:
         recipe = recipes.get(name)
-        paper = f" (paper: {recipe.paper.metric} {recipe.paper.value:g})" if recipe.paper else ""
+        paper = (f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
+                 if recipe.paper else "")
         lines.append(f"- `keras-seq train {name} --data-dir ../shared/data`: not yet measured{paper}")
     return "\n".join(lines) + "\n"
 

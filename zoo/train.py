@@ -230,6 +230,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         "parameters": int(trainer.count_params()),
         "wall_seconds": round(time.perf_counter() - start + (checkpoint.wall_before if checkpoint else 0.0), 1),
         "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, backend {keras.backend.backend()}",
+        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
         "history": {k: [float(x) for x in v] for k, v in history.items()},
         # Keras validates at epochs check_every, 2 * check_every, ... (1-based).
         "validation_epochs": [recipe.check_every * (i + 1)
