@@ -185,7 +185,7 @@ class RecipeHyperModel(kt.HyperModel):
             recipe = self.recipe
             training = train.recipe_dataset(recipe, "train", self.data_dir, self.quick, shuffle=True, seed=self.seed)
             valid = train.recipe_dataset(recipe, recipe.valid_split, self.data_dir, self.quick)
-            valid_predictor = valid.map(lambda x, y, w: (x[0], y, w)) if recipe.teacher_forcing else valid
+            valid_predictor = train.predictor_inputs(recipe, valid)
             self._data = (training, valid, valid_predictor)
         return self._data
 

@@ -8,6 +8,7 @@ import keras
 
 from keras_seq import metrics
 from keras_seq.layers import SCRBM
+from keras_seq.zoo.optimizers import make_optimizer
 from keras_seq.zoo.trellis_builders import trellisnet_model  # noqa: F401  (TrellisNet recipes)
 
 RECURRENT = {
@@ -35,10 +36,6 @@ def recurrent_layer(kind, units, l2=0.0, **kwargs):
     raise ValueError(f"Unknown recurrent layer {kind!r}; known: {sorted(RECURRENT) + ['lmn_a', 'lmn_b']}.")
 
 
-def _optimizer(learning_rate):
-    return keras.optimizers.Adam(learning_rate)
-
-
 def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning_rate=1e-3, keys=88,
                      dropout=0.0):
     """Next-frame prediction of binary piano rolls, sigmoid per key;
@@ -54,7 +51,7 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
         name=f"{kind}_piano_roll",
     )
     model.compile(
-        optimizer=_optimizer(learning_rate),
+        optimizer=make_optimizer("adam", learning_rate),
         loss=keras.losses.BinaryCrossentropy(),
         weighted_metrics=[metrics.FrameAccuracy(), metrics.FrameNLL()],
     )
@@ -80,7 +77,7 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
     print(f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
           file=sys.stderr, flush=True)
     model.compile(
-        optimizer=_optimizer(learning_rate),
+        optimizer=make_optimizer("adam", learning_rate),
         loss=keras.losses.BinaryCrossentropy(),
         weighted_metrics=[metrics.FrameAccuracy(), metrics.FrameNLL()],
     )
@@ -114,7 +111,7 @@ def labelling_model(
 
     def compile_model(model):  # fresh metric objects per model: they hold state
         model.compile(
-            optimizer=_optimizer(learning_rate),
+            optimizer=make_optimizer("adam", learning_rate),
             loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
             weighted_metrics=[metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True)],
         )
@@ -199,7 +196,7 @@ def conv_text_model(
     outputs = keras.layers.Dense(num_classes, name="classes")(ngrams)
     model = keras.Model(x, outputs, name="conv_classifier" if per_sequence else "conv_labeller")
     model.compile(
-        optimizer=_optimizer(learning_rate),
+        optimizer=make_optimizer("adam", learning_rate),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")] if per_sequence else None,
         weighted_metrics=None if per_sequence else [

@@ -124,11 +124,11 @@ def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
         raise ValueError(train_ngram.NO_SAVED_MODEL.format(name=recipe.name))
     model = keras.saving.load_model(model_path)
     dataset = recipe_dataset(recipe, split, data_dir, quick)
-    dataset = _predictor_inputs(recipe, dataset)
+    dataset = predictor_inputs(recipe, dataset)
     return {k: float(v) for k, v in model.evaluate(dataset, return_dict=True, verbose=0).items()}
 
 
-def _predictor_inputs(recipe, dataset):
+def predictor_inputs(recipe, dataset):
     """The batches as the predictor reads them: without the true labels
     that a teacher-forcing trainer is fed."""
     return dataset.map(lambda x, y, w: (x[0], y, w)) if recipe.teacher_forcing else dataset
@@ -172,7 +172,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     stopper = None
     if valid is not None:
         if recipe.teacher_forcing:  # select on the model that is tested (Algorithm 1), not the trainer
-            callbacks.append(zoo_callbacks.PredictorValidation(predictor, _predictor_inputs(recipe, valid)))
+            callbacks.append(zoo_callbacks.PredictorValidation(predictor, predictor_inputs(recipe, valid)))
         stopper = zoo_callbacks.early_stopping(
             recipe.monitor, recipe.monitor_mode, recipe.patience, recipe.check_every, recipe.progress)
         callbacks.append(stopper)
@@ -199,7 +199,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
             verbose=verbose, initial_epoch=initial_epoch,
         ).history
     history = checkpoint.history if checkpoint else history
-    scores = predictor.evaluate(_predictor_inputs(recipe, test), return_dict=True, verbose=0,
+    scores = predictor.evaluate(predictor_inputs(recipe, test), return_dict=True, verbose=0,
                                 callbacks=extra_callbacks)
     epochs_run = len(history["loss"])
     updates = int(trainer.optimizer.iterations)

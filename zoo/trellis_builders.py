@@ -8,15 +8,7 @@ from keras_seq import metrics
 from keras_seq.models.trellisnet import ResetStates
 from keras_seq.models.trellisnet import TrellisNet
 from keras_seq.models.trellisnet import deep_supervision
-
-
-def _optimizer(name, learning_rate, clipnorm):
-    clip = {"global_clipnorm": clipnorm} if clipnorm else {}
-    if name == "adam":
-        return keras.optimizers.Adam(learning_rate, **clip)
-    if name == "sgd":
-        return keras.optimizers.SGD(learning_rate, **clip)
-    raise ValueError(f"Unknown optimizer {name!r}; use 'adam' or 'sgd'.")
+from keras_seq.zoo.optimizers import make_optimizer
 
 
 def _deep_supervision_targets(x, y, *weights):
@@ -116,7 +108,7 @@ def trellisnet_model(
         else:
             kwargs.update(deep_supervision(loss, aux_weight))
             kwargs = {k: ({"output": v} if k.endswith("metrics") else v) for k, v in kwargs.items()}
-        m.compile(optimizer=_optimizer(optimizer, learning_rate, clipnorm), **kwargs)
+        m.compile(optimizer=make_optimizer(optimizer, learning_rate, clipnorm), **kwargs)
         return m
 
     callbacks = [ResetStates()] if stateful else []
