@@ -101,7 +101,9 @@ def pretrain_lmn(
         validation_data: Optional `(sequences, targets)` lists, scored in the
             report.
         autoencoder_options: Extra keyword arguments of `LinearAutoencoder`
-            (`solver`, `seed`, ...).
+            (`solver`, `seed`, ...). Without a `seed`, one is drawn from
+            NumPy's global generator: after `keras.utils.set_random_seed(s)`
+            the same call gives the same model.
         verbose: Passed to `fit`.
 
     Returns:
@@ -145,9 +147,11 @@ def pretrain_lmn(
     hidden = _hidden_sequences(unrolled, inputs, lengths)
 
     # Step 3: the linear autoencoder on the hidden sequences.
-    autoencoder = LinearAutoencoder(
-        memory_units, history=window, **(autoencoder_options or {})
-    ).fit(hidden, lengths)
+    # The randomized solver's seed comes from NumPy's global generator unless
+    # given, so that `keras.utils.set_random_seed` makes the whole scheme
+    # repeatable (it seeds NumPy too).
+    options = {"seed": int(np.random.randint(2**31 - 1)), **(autoencoder_options or {})}
+    autoencoder = LinearAutoencoder(memory_units, history=window, **options).fit(hidden, lengths)
 
     # Step 4: initialise the LMN-B.
     model = lmn_from_unrolled(unrolled, autoencoder, memory_units)
