@@ -18,6 +18,7 @@ import time
 import keras
 import keras_tuner as kt
 
+from keras_seq.layers import validation
 from keras_seq.tuning import spaces
 from keras_seq.zoo import builders
 from keras_seq.zoo import recipes as zoo_recipes
@@ -116,8 +117,8 @@ class RecipeHyperModel(kt.HyperModel):
                 f"Recipe {recipe.name!r} has no validation split (its protocol has no model selection); "
                 "tuning needs one."
             )
-        if epochs is not None and (not isinstance(epochs, int) or epochs < 1):
-            raise ValueError(f"`epochs` must be a positive integer; got {epochs!r}.")
+        if epochs is not None:
+            validation.positive_int("epochs", epochs)
         if isinstance(space, spaces.SearchSpace):
             if overrides:
                 raise ValueError("Give range overrides with a space name, not with a SearchSpace.")

@@ -15,6 +15,7 @@ import os
 
 import keras_tuner as kt
 
+from keras_seq.layers import validation
 from keras_seq.tuning import hypermodels
 
 TUNERS = ("random", "bayesian", "hyperband", "grid")
@@ -31,8 +32,7 @@ def make_tuner(hypermodel, tuner="random", max_trials=10, directory="runs/tuning
     search saved under `directory/project` if there is one."""
     if tuner not in TUNERS:
         raise ValueError(f"Unknown tuner {tuner!r}; known: {', '.join(TUNERS)}.")
-    if isinstance(max_trials, bool) or not isinstance(max_trials, int) or max_trials < 1:
-        raise ValueError(f"`max_trials` must be a positive integer; got {max_trials!r}.")
+    validation.positive_int("max_trials", max_trials)
     common = dict(
         hypermodel=hypermodel, objective=hypermodel.objective, directory=directory,
         project_name=project_name_ or project_name(hypermodel, tuner), overwrite=overwrite, seed=seed,

@@ -1,15 +1,16 @@
 """Runs a recipe: data -> pipeline -> builder -> fit -> metrics -> report."""
 
 import os
-import platform
 import time
 
 import keras
 import numpy as np
 
 import keras_seq.data as data
+from keras_seq.layers import validation
 from keras_seq.zoo import builders
 from keras_seq.zoo import callbacks as zoo_callbacks
+from keras_seq.zoo import records
 from keras_seq.zoo import report
 from keras_seq.zoo import runs
 from keras_seq.zoo.recipes import QUICK_SEQUENCES  # noqa: F401  (train.QUICK_SEQUENCES for users)
@@ -63,8 +64,7 @@ def configure_execution(model, jit_compile="auto", steps_per_execution=1):
     compiled with, which Keras resolves to XLA on accelerators) and
     `steps_per_execution` (batches per compiled call: fewer host round
     trips on TPUs). Returns the model."""
-    if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
-        raise ValueError(f"`steps_per_execution` must be a positive integer; got {steps_per_execution!r}.")
+    validation.positive_int("steps_per_execution", steps_per_execution)
     if jit_compile not in ("auto", True, False):
         raise ValueError(f"`jit_compile` must be True, False or 'auto'; got {jit_compile!r}.")
     if steps_per_execution > 1 and keras.backend.backend() == "torch":
@@ -154,8 +154,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
 
         return train_ngram.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed)
     epochs = (1 if quick else recipe.epochs) if epochs is None else epochs
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"{recipe.name}: `epochs` must be a positive integer; got {epochs!r}.")
+    validation.positive_int("epochs", epochs)
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
     train = recipe_dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed, fixed_shapes=fixed_shapes)
@@ -205,38 +204,24 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     updates = int(trainer.optimizer.iterations)
     pretraining_updates = int((pretraining or {}).get("updates", 0))
     validated = [key for key in history if key.startswith("val_")]
-    record = {
-        "recipe": recipe.name,
-        "dataset": recipe.dataset,
-        "task": data.info(recipe.dataset).task,
-        "data_options": recipe.data_options,
-        "model": {"builder": recipe.builder, **arguments},
-        "epochs_run": epochs_run,
-        "stopping": zoo_callbacks.stopping_record(epochs_run, epochs, stopper, budget),
-        "resumed_after_epoch": initial_epoch or None,
-        "updates": {"training": updates, "pretraining": pretraining_updates,
-                    "total": updates + pretraining_updates},
-        "max_seconds": max_seconds,
-        "stopped_by_time_budget": bool(budget and budget.stopped),
-        "seed": seed,
-        "quick": quick,
-        "execution": {"jit_compile": bool(trainer.jit_compile), "steps_per_execution": steps_per_execution,
-                      "fixed_shapes": fixed_shapes},
-        "test": {k: float(v) for k, v in scores.items()},
-        "headline": recipe.headline,
-        "paper": None if recipe.paper is None else {
-            "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
-        "pretraining": pretraining,
-        "parameters": int(trainer.count_params()),
-        "wall_seconds": round(time.perf_counter() - start + (checkpoint.wall_before if checkpoint else 0.0), 1),
-        "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, backend {keras.backend.backend()}",
-        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
-        "history": {k: [float(x) for x in v] for k, v in history.items()},
+    record = records.run_record(
+        recipe, data.info(recipe.dataset).task, {"builder": recipe.builder, **arguments}, quick, seed, scores,
+        trainer.count_params(), time.perf_counter() - start + (checkpoint.wall_before if checkpoint else 0.0),
+        f"backend {keras.backend.backend()}",
+        epochs_run=epochs_run,
+        stopping=zoo_callbacks.stopping_record(epochs_run, epochs, stopper, budget),
+        resumed_after_epoch=initial_epoch or None,
+        updates={"training": updates, "pretraining": pretraining_updates, "total": updates + pretraining_updates},
+        max_seconds=max_seconds,
+        stopped_by_time_budget=bool(budget and budget.stopped),
+        execution={"jit_compile": bool(trainer.jit_compile), "steps_per_execution": steps_per_execution,
+                   "fixed_shapes": fixed_shapes},
+        pretraining=pretraining,
+        history={k: [float(x) for x in v] for k, v in history.items()},
         # Keras validates at epochs check_every, 2 * check_every, ... (1-based).
-        "validation_epochs": [recipe.check_every * (i + 1)
-                              for i in range(len(history[validated[0]]) if validated else 0)],
-        "run_directory": directory,
-    }
+        validation_epochs=[recipe.check_every * (i + 1) for i in range(len(history[validated[0]]) if validated else 0)],
+        run_directory=directory,
+    )
     if directory:
         _write_run(directory, record, predictor, test, data.info(recipe.dataset).task)
         checkpoint.discard()

@@ -4,12 +4,12 @@ result record as `train.run`. There is no Keras model: nothing is saved
 but the JSON record."""
 
 import os
-import platform
 import time
 
 import keras_seq.data as data
 from keras_seq.data import pipeline
 from keras_seq.zoo import ngram
+from keras_seq.zoo import records
 from keras_seq.zoo import runs
 from keras_seq.zoo.recipes import QUICK_SEQUENCES
 
@@ -59,29 +59,16 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0):
         train, valid, info.num_classes, max_order=arguments["max_order"], add_k=arguments["add_k"]
     )
     scores = ngram.evaluate(model, test.inputs, test.targets)
-    record = {
-        "recipe": recipe.name,
-        "dataset": recipe.dataset,
-        "data_options": recipe.data_options,
-        "model": {"builder": recipe.builder, **arguments, "order": model.order,
-                  "smoothing": model.smoothing, "k": model.k if model.smoothing == "add_k" else None},
-        "task": info.task,
-        "epochs_run": None,
-        "stopping": {"reason": "closed_form", "converged": True, "best_epoch": None, "last_epoch": None,
-                     "epoch_limit": None, "monitor": None, "patience": None, "check_every": None},
-        "updates": None,
-        "seed": seed,
-        "quick": quick,
-        "test": scores,
-        "paper": None if recipe.paper is None else {
-            "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
-        "pretraining": None,
-        "parameters": model.count_entries(),
-        "wall_seconds": round(time.perf_counter() - start, 1),
-        "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, numpy (no Keras backend)",
-        "history": {},
-        "selection": selection,
-    }
+    record = records.run_record(
+        recipe, info.task,
+        {"builder": recipe.builder, **arguments, "order": model.order, "smoothing": model.smoothing,
+         "k": model.k if model.smoothing == "add_k" else None},
+        quick, seed, scores, model.count_entries(), time.perf_counter() - start, "numpy (no Keras backend)",
+        epochs_run=None,
+        stopping={"reason": "closed_form", "converged": True, "best_epoch": None, "last_epoch": None,
+                  "epoch_limit": None, "monitor": None, "patience": None, "check_every": None},
+        updates=None, pretraining=None, history={}, selection=selection,
+    )
     if output:
         directory = runs.run_directory(output, recipe.name, seed, quick)
         record["run_directory"] = directory

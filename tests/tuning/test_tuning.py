@@ -191,7 +191,7 @@ def test_lmn_hypermodel_maps_unit_pairs_to_the_builder(shared_data_dir):
         (lambda: tuners.make_tuner(hypermodels.hypermodel_for("jsb_chorales_lstm", "compact"), "annealing"), "Unknown tuner"),
         (lambda: tuners.make_tuner(hypermodels.hypermodel_for("jsb_chorales_lstm", "compact"), max_trials=0,
                                    directory="/nonexistent"),
-         "positive integer"),
+         "`max_trials` must be an integer >= 1"),
     ],
 )
 def test_bad_ranges_raise_a_clear_error_before_any_trial(call, message, tmp_path):

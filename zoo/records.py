@@ -1,0 +1,46 @@
+"""The run record: the JSON every zoo run (trained or counted) writes, so
+that reports and RESULTS.md read one format."""
+
+import os
+import platform
+
+
+def run_record(recipe, task, model, quick, seed, test, parameters, wall_seconds, backend, **fields):
+    """The fields every record has, then `fields` (stopping, updates,
+    history, ... as the run has them).
+
+    Args:
+        recipe: The `Recipe` that ran.
+        task: Its dataset's task (`DatasetInfo.task`).
+        model: The builder's arguments as used (`{"builder": ..., ...}`).
+        quick: Whether it was a --quick run.
+        seed: The run's seed.
+        test: `{metric: value}` on the test split.
+        parameters: Parameter (or count-table entry) number.
+        wall_seconds: The run's wall time.
+        backend: What computed it, e.g. `"backend tensorflow"`.
+        **fields: Further keys of the record.
+
+    Example:
+
+    >>> run_record(recipe, "labelling", {"builder": "labelling_model"}, False, 0, {"sequence_error": 0.2},
+    ...            25526, 61.0, "backend jax", epochs_run=120)
+    """
+    return {
+        "recipe": recipe.name,
+        "dataset": recipe.dataset,
+        "task": task,
+        "data_options": recipe.data_options,
+        "model": model,
+        "seed": seed,
+        "quick": quick,
+        "test": {k: float(v) for k, v in test.items()},
+        "headline": recipe.headline,
+        "paper": None if recipe.paper is None else {
+            "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
+        "parameters": int(parameters),
+        "wall_seconds": round(wall_seconds, 1),
+        "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, {backend}",
+        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        **fields,
+    }
