@@ -104,11 +104,12 @@ def _evaluate(args):
     splits = data.info(recipe.dataset).splits
     if args.split not in splits:
         raise ValueError(f"unknown split {args.split!r} of {recipe.dataset}; it has {', '.join(splits)}.")
-    if recipe.builder == "ngram_model":
-        from keras_seq.zoo import train_ngram
-
-        sys.exit("keras-seq evaluate: " + train_ngram.NO_SAVED_MODEL.format(name=recipe.name))
+    from keras_seq.zoo import registry
     from keras_seq.zoo import runs
+
+    if not registry.family(recipe.builder).saves_keras_model:
+        raise ValueError(f"{recipe.name} ({recipe.builder}) has no saved Keras model to evaluate; "
+                         f"`keras-seq train {recipe.name}` refits it and writes its test metrics.")
 
     path = args.model
     if path is None:

@@ -20,7 +20,7 @@ import keras_tuner as kt
 
 from keras_seq.layers import validation
 from keras_seq.tuning import spaces
-from keras_seq.zoo import builders
+from keras_seq.zoo import registry
 from keras_seq.zoo import recipes as zoo_recipes
 from keras_seq.zoo import train
 
@@ -134,6 +134,7 @@ class RecipeHyperModel(kt.HyperModel):
         self.objective = kt.Objective(f"predictor_{recipe.monitor}", recipe.monitor_mode)
         self._data = None
         self._models = None
+        self._built = None
         self._check_builder_arguments()
 
     # -- hooks for the families -------------------------------------------
@@ -142,12 +143,12 @@ class RecipeHyperModel(kt.HyperModel):
         return {k: v for k, v in values.items() if k not in ("check_every", "patience_checks")}
 
     def builder(self):
-        return getattr(builders, self.recipe.builder)
+        return registry.family(self.recipe.builder).build
 
-    def trainer_data(self, model, dataset):
+    def trainer_data(self, dataset):
         """The trainer's view of a pipeline, as zoo.train.run makes it
         (e.g. deep supervision: one target per output)."""
-        dataset_map = getattr(model, "dataset_map", None)
+        dataset_map = self._built.dataset_map if self._built else None
         return dataset.map(dataset_map) if dataset_map else dataset
 
     # -----------------------------------------------------------------------
@@ -169,15 +170,15 @@ class RecipeHyperModel(kt.HyperModel):
         arguments = {k: v for k, v in arguments.items() if k in accepted}
         model = {**self.recipe.model, **(self.recipe.quick_model if self.quick else {}), **arguments}
         recipe = dataclasses.replace(self.recipe, model=model, quick_model={})
-        (trainer, predictor), _ = train.build(recipe, self.quick, self.data_dir)
-        return trainer, predictor
+        built, _ = train.build(recipe, self.quick, self.data_dir)
+        return built
 
     def build(self, hp):
         values = self.space.define(hp)
         keras.utils.set_random_seed(self.seed)
-        trainer, predictor = self.build_models(self.builder_arguments(values))
-        self._models = (trainer, predictor)
-        return trainer
+        self._built = self.build_models(self.builder_arguments(values))
+        self._models = tuple(self._built)
+        return self._built.trainer
 
     def datasets(self):
         """(train, validation for the trainer, validation for the predictor),
@@ -194,7 +195,7 @@ class RecipeHyperModel(kt.HyperModel):
         start = time.perf_counter()
         training, valid, valid_predictor = self.datasets()
         predictor = self._models[1] if self._models and self._models[0] is model else model
-        extra_callbacks = list(getattr(model, "extra_callbacks", []))  # e.g. stateful resets
+        extra_callbacks = list(self._built.callbacks if self._built and self._built.trainer is model else ())
 
         def evaluate_predictor():
             return predictor.evaluate(valid_predictor, return_dict=True, verbose=0, callbacks=extra_callbacks)
@@ -210,7 +211,7 @@ class RecipeHyperModel(kt.HyperModel):
             patience=hp.values.get("patience_checks", self.recipe.patience),
         )
         model.fit(
-            self.trainer_data(model, training), validation_data=self.trainer_data(model, valid),
+            self.trainer_data(training), validation_data=self.trainer_data(valid),
             validation_freq=every, epochs=epochs or self.epochs,
             callbacks=extra_callbacks + [check] + list(callbacks or []),
             verbose=self.verbose if verbose is None else verbose, **kwargs,

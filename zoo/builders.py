@@ -1,15 +1,28 @@
-"""Model builders: layers + head + loss + metrics, each returning compiled
-Keras models. A builder returns `(trainer, predictor)`: the same model twice
-for ordinary networks; for the SCRBM the teacher-forcing trainer (inputs
-`[x, labels]`, paper eq. 12) and the Algorithm 1 predictor (input `x`),
-which share their weights."""
+"""Model builders of the recurrent families (SimpleRNN / GRU / LSTM, LMN,
+SCRBM) and the convolutional baseline: layers + the task's head, loss and
+metrics (zoo.tasks), compiled. Each is registered by name (zoo.registry)
+and returns a `Built`: the same model as trainer and predictor for ordinary
+networks; for the SCRBM the teacher-forcing trainer (inputs `[x, labels]`,
+paper eq. 12) and the Algorithm 1 predictor (input `x`), which share their
+weights."""
 
 import keras
 
-from keras_seq import metrics
 from keras_seq.layers import SCRBM
+from keras_seq.zoo import tasks
 from keras_seq.zoo.optimizers import make_optimizer
-from keras_seq.zoo.trellis_builders import trellisnet_model  # noqa: F401  (TrellisNet recipes)
+from keras_seq.zoo.registry import Built
+from keras_seq.zoo.registry import register_builder
+
+
+def _sizes(info, recipe):
+    """Builder arguments read from the dataset: classes, step shape, vocabulary, task."""
+    return dict(task=info.task, num_classes=info.num_classes, input_shape=info.input_shape,
+                vocabulary_size=info.vocabulary_size)
+
+
+def _keys(info, recipe):
+    return dict(keys=info.input_shape[0])
 
 RECURRENT = {
     "simple_rnn": keras.layers.SimpleRNN,
@@ -36,6 +49,7 @@ def recurrent_layer(kind, units, l2=0.0, **kwargs):
     raise ValueError(f"Unknown recurrent layer {kind!r}; known: {sorted(RECURRENT) + ['lmn_a', 'lmn_b']}.")
 
 
+@register_builder("piano_roll_model", data_arguments=_keys)
 def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning_rate=1e-3, keys=88,
                      dropout=0.0):
     """Next-frame prediction of binary piano rolls, sigmoid per key;
@@ -46,24 +60,22 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
             keras.Input((None, keys)),
             recurrent_layer(kind, units, l2, **extra),
             *([keras.layers.Dropout(dropout, name="dropout")] if dropout else []),
-            keras.layers.Dense(keys, activation="sigmoid", name="notes"),
+            keras.layers.Dense(keys, activation=tasks.task("next_frame").output_activation, name="notes"),
         ],
         name=f"{kind}_piano_roll",
     )
-    model.compile(
-        optimizer=make_optimizer("adam", learning_rate),
-        loss=keras.losses.BinaryCrossentropy(),
-        weighted_metrics=[metrics.FrameAccuracy(), metrics.FrameNLL()],
-    )
-    return model, model
+    model.compile(optimizer=make_optimizer("adam", learning_rate), **tasks.task("next_frame").compile_arguments())
+    return Built(model, model)
 
 
+@register_builder("pretrained_lmn_model", needs_training_data=True)
 def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain_epochs=5,
                          learning_rate=1e-3):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
-    the training `Sequences`, compiled for fine-tuning. Returns
-    `(model, model)` with the pretraining report at `model.pretraining_report`
-    (its `updates`: the unrolled network's gradient steps)."""
+    the training `Sequences` (its keys are the targets' width), compiled for
+    fine-tuning. Returns a `Built` whose `pretraining_report` holds the
+    pretraining's scores and `updates` (the unrolled network's gradient
+    steps)."""
     import sys
 
     from keras_seq.pretraining import pretrain_lmn
@@ -76,18 +88,12 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
     )
     print(f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
           file=sys.stderr, flush=True)
-    model.compile(
-        optimizer=make_optimizer("adam", learning_rate),
-        loss=keras.losses.BinaryCrossentropy(),
-        weighted_metrics=[metrics.FrameAccuracy(), metrics.FrameNLL()],
-    )
+    model.compile(optimizer=make_optimizer("adam", learning_rate), **tasks.task("next_frame").compile_arguments())
     unrolled = pretraining_report["unrolled_model"]
-    model.pretraining_report = {
-        k: v for k, v in pretraining_report.items() if k not in ("autoencoder", "unrolled_model")
-    }
+    report = {k: v for k, v in pretraining_report.items() if k not in ("autoencoder", "unrolled_model")}
     # Gradient steps of the unrolled window network (the closed-form autoencoder takes none).
-    model.pretraining_report["updates"] = int(unrolled.optimizer.iterations) if unrolled.optimizer else 0
-    return model, model
+    report["updates"] = int(unrolled.optimizer.iterations) if unrolled.optimizer else 0
+    return Built(model, model, pretraining_report=report)
 
 
 def _token_or_vector_input(input_shape, vocabulary_size, embedding_dim):
@@ -98,23 +104,23 @@ def _token_or_vector_input(input_shape, vocabulary_size, embedding_dim):
     return x, keras.layers.Embedding(vocabulary_size, embedding_dim, name="embedding")(x)
 
 
+@register_builder("labelling_model", data_arguments=_sizes)
 def labelling_model(
     kind="lstm", num_classes=2, input_shape=(), vocabulary_size=None, units=100,
-    embedding_dim=64, learning_rate=1e-3, l2=0.0, dropout=0.0,
+    embedding_dim=64, learning_rate=1e-3, l2=0.0, dropout=0.0, task="labelling",
 ):
-    """Per-step classification (sequence labelling or next-token prediction);
-    `dropout` on the step features and on the recurrent outputs, `l2` on
-    the recurrent kernels (recurrent baselines only)."""
+    """Per-step classification (`task`: sequence labelling or next-token
+    prediction); `dropout` on the step features and on the recurrent
+    outputs, `l2` on the recurrent kernels (recurrent baselines only)."""
+    step_task = tasks.task(task)
+    if not step_task.per_step:
+        raise ValueError(f"labelling_model labels every step; the task {task!r} has one label per sequence.")
     if kind == "scrbm" and (dropout or l2):
         raise ValueError("`dropout` and `l2` regularise the recurrent baselines; the SCRBM recipes have neither.")
     x, features = _token_or_vector_input(input_shape, vocabulary_size, embedding_dim)
 
     def compile_model(model):  # fresh metric objects per model: they hold state
-        model.compile(
-            optimizer=make_optimizer("adam", learning_rate),
-            loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-            weighted_metrics=[metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True)],
-        )
+        model.compile(optimizer=make_optimizer("adam", learning_rate), **step_task.compile_arguments())
         return model
 
     if kind == "scrbm":
@@ -122,7 +128,7 @@ def labelling_model(
         scrbm = SCRBM(units, num_classes, return_logits=True)
         trainer = keras.Model([x, labels], scrbm(features, labels=labels), name="scrbm_teacher_forcing")
         predictor = keras.Model(x, scrbm(features), name="scrbm_algorithm_1")
-        return compile_model(trainer), compile_model(predictor)
+        return Built(compile_model(trainer), compile_model(predictor))
     if dropout:
         features = keras.layers.Dropout(dropout, name="input_dropout")(features)
     hidden = recurrent_layer(kind, units, l2)(features)
@@ -130,7 +136,7 @@ def labelling_model(
         hidden = keras.layers.Dropout(dropout, name="output_dropout")(hidden)
     outputs = keras.layers.Dense(num_classes, name="classes")(hidden)
     model = compile_model(keras.Model(x, outputs, name=f"{kind}_labeller"))
-    return model, model
+    return Built(model, model)
 
 
 def _masked_input(input_shape, vocabulary_size, embedding_dim, padded):
@@ -144,6 +150,7 @@ def _masked_input(input_shape, vocabulary_size, embedding_dim, padded):
     return x, keras.layers.Embedding(vocabulary_size, embedding_dim, mask_zero=padded, name="embedding")(x)
 
 
+@register_builder("conv_text_model", data_arguments=_sizes)
 def conv_text_model(
     task="labelling", num_classes=2, input_shape=(), vocabulary_size=None, filters=100,
     widths=(3, 5), embedding_dim=64, learning_rate=1e-3, l2=0.0,
@@ -172,9 +179,10 @@ def conv_text_model(
         l2: L2 penalty on the convolution kernels.
 
     Returns:
-        `(model, model)`, compiled: logits, sparse cross-entropy; `accuracy`
-        for classification, the masked `sequence_error` and
-        `bits_per_event` otherwise.
+        A `Built` of one model, compiled with the task's loss and metrics
+        (zoo.tasks): logits, sparse cross-entropy; `accuracy` for
+        classification, the masked `sequence_error` and `bits_per_event`
+        otherwise.
 
     Example:
 
@@ -182,7 +190,7 @@ def conv_text_model(
     >>> model.predict(np.ones((2, 7), "int32"), verbose=0).shape
     (2, 7, 5)
     """
-    per_sequence = task == "classification"
+    per_sequence = not tasks.task(task).per_step
     x, features = _masked_input(
         input_shape, vocabulary_size, embedding_dim, padded=vocabulary_size is not None or not per_sequence
     )
@@ -195,11 +203,5 @@ def conv_text_model(
         ngrams = MaskedGlobalMaxPooling1D(name="max_over_time")(ngrams)
     outputs = keras.layers.Dense(num_classes, name="classes")(ngrams)
     model = keras.Model(x, outputs, name="conv_classifier" if per_sequence else "conv_labeller")
-    model.compile(
-        optimizer=make_optimizer("adam", learning_rate),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-        metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")] if per_sequence else None,
-        weighted_metrics=None if per_sequence else [
-            metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True)],
-    )
-    return model, model
+    model.compile(optimizer=make_optimizer("adam", learning_rate), **tasks.task(task).compile_arguments())
+    return Built(model, model)

@@ -12,6 +12,7 @@ is as close as a whole number of units allows to the first model's.
 import dataclasses
 
 from keras_seq.zoo import recipes
+from keras_seq.zoo import registry
 from keras_seq.zoo import train
 
 # Builders whose size is set by `units` alone (the functional part for LMNs).
@@ -23,7 +24,8 @@ def same_stopping_rule(first, others):
     """`others` with the stopping rule of `first` (see STOPPING_RULE); count
     models (n-grams) are fitted, not trained, and keep theirs."""
     rule = {field: getattr(first, field) for field in STOPPING_RULE}
-    return [r if r.builder == "ngram_model" else dataclasses.replace(r, **rule) for r in others]
+    return [r if not registry.family(r.builder).saves_keras_model else dataclasses.replace(r, **rule)
+            for r in others]
 
 
 def parameter_count(recipe, quick=False, data_dir=None):

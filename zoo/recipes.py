@@ -21,7 +21,9 @@ class Recipe:
     description: str = ""
     data_options: dict = dataclasses.field(default_factory=dict)
     batch_size: int = 32
-    epochs: int = 200
+    # The epoch limit: far above where early stopping ends a run on validation,
+    # so that a run it cuts shows up as not converged (zoo.callbacks).
+    epochs: int = 2000
     patience: int = 10  # early stopping on the validation metric, in validation checks
     check_every: int = 1  # validate (and check for early stopping) every this many epochs
     monitor: str = "val_loss"
@@ -149,7 +151,7 @@ for dataset, options, valid_split, stem, published in _LABELLING:
                 description=f"{kind} labelling on {dataset} {options or ''}".strip(),
                 data_options=options,
                 valid_split=valid_split,
-                epochs=200 if valid_split else 30,
+                epochs=2000 if valid_split else 30,
                 monitor="val_sequence_error",
                 monitor_mode="min",
                 **_SCRBM_EARLY_STOPPING,
@@ -168,7 +170,7 @@ for dataset, options, valid_split, stem, published in _LABELLING:
             description=f"n-gram convolutions (widths 3, 5), per-step softmax, on {dataset} {options or ''}".strip(),
             data_options=options,
             valid_split=valid_split,
-            epochs=200 if valid_split else 30,
+            epochs=2000 if valid_split else 30,
             monitor="val_sequence_error",
             monitor_mode="min",
             **_SCRBM_EARLY_STOPPING,
@@ -250,6 +252,7 @@ for dataset, accuracy in (("seq_mnist", 0.9920), ("permuted_mnist", 0.9813)):
             description=f"TrellisNet on {dataset}, dilations 1, 1, 2, ..., 512, last-step classifier",
             batch_size=64,
             valid_split=None,  # MNIST has train / test only: fixed epochs
+            epochs=200,
             monitor="val_accuracy",
             monitor_mode="max",
             paper=PaperNumber(accuracy, "accuracy", _TRELLIS),

@@ -5,6 +5,8 @@ piano roll)."""
 
 import math
 
+from keras_seq.zoo import tasks
+
 # Which test metric is a record's headline when neither the paper nor the
 # recipe names one, in order of preference; lower is better except for the
 # accuracies.
@@ -12,25 +14,9 @@ HEADLINE = ("frame_accuracy", "accuracy", "sequence_error", "bits_per_event", "l
 HIGHER_IS_BETTER = ("frame_accuracy", "accuracy")
 PERCENT = ("frame_accuracy", "accuracy", "sequence_error")
 
-# The papers' metric for each kind of task (keras_seq.data DatasetInfo.task).
-TASK_HEADLINE = {
-    "next_frame": "frame_accuracy",
-    "labelling": "sequence_error",
-    "next_token": "bits_per_event",
-    "classification": "accuracy",
-    "regression": "loss",
-}
-
-# The test negative log-likelihood of each kind of task: nats per frame
-# (summed over the keys) for piano rolls, bits per step for labels and
-# tokens, the loss otherwise.
-TASK_NLL = {
-    "next_frame": "frame_nll",
-    "labelling": "bits_per_event",
-    "next_token": "bits_per_event",
-    "classification": "loss",
-    "regression": "loss",
-}
+# The papers' metric and the NLL of each kind of task (zoo.tasks).
+TASK_HEADLINE = {name: task.headline for name, task in tasks.TASKS.items()}
+TASK_NLL = {name: task.nll for name, task in tasks.TASKS.items()}
 
 STOPPED_BY = {
     "early_stopping": "early stopping",

@@ -8,9 +8,9 @@ import numpy as np
 
 import keras_seq.data as data
 from keras_seq.layers import validation
-from keras_seq.zoo import builders
 from keras_seq.zoo import callbacks as zoo_callbacks
 from keras_seq.zoo import records
+from keras_seq.zoo import registry
 from keras_seq.zoo import report
 from keras_seq.zoo import runs
 from keras_seq.zoo.recipes import QUICK_SEQUENCES  # noqa: F401  (train.QUICK_SEQUENCES for users)
@@ -78,50 +78,44 @@ def configure_execution(model, jit_compile="auto", steps_per_execution=1):
 
 
 def build(recipe, quick=False, data_dir=None, jit_compile="auto", steps_per_execution=1):
-    """The recipe's compiled `(trainer, predictor)` and the builder's
+    """The recipe's `Built` (compiled trainer and predictor, see
+    zoo.registry; it unpacks as `(trainer, predictor)`) and the builder's
     arguments; see `configure_execution` for the last two arguments."""
-    models, arguments = _build(recipe, quick, data_dir)
-    for model in {id(m): m for m in models}.values():
-        configure_execution(model, jit_compile, steps_per_execution)
-    return models, arguments
-
-
-def _build(recipe, quick, data_dir):
-    info = data.info(recipe.dataset)
+    family = registry.family(recipe.builder)
+    if not family.saves_keras_model:
+        raise ValueError(f"Recipe {recipe.name!r}: the {recipe.builder} family is not a Keras model "
+                         "(zoo.train.run runs it).")
     arguments = dict(recipe.model)
     if quick:
         arguments.update(recipe.quick_model)
-    if recipe.builder == "pretrained_lmn_model":  # pretraining reads the training set
-        train = data.load_arrays(recipe.dataset, "train", data_dir=data_dir, **recipe.data_options)
-        if quick:  # 12 sequences, cut short: Piano-midi pieces run to thousands of frames
-            train = quick_sequences(train)
-            train = data.Sequences([x[:QUICK_PRETRAINING_STEPS] for x in train.inputs],
-                                   [y[:QUICK_PRETRAINING_STEPS] for y in train.targets])
-        model = builders.pretrained_lmn_model(train, **arguments)
-        return model, arguments
-    if recipe.builder in ("labelling_model", "conv_text_model"):
-        arguments.update(
-            num_classes=info.num_classes,
-            input_shape=info.input_shape,
-            vocabulary_size=info.vocabulary_size,
-        )
-    if recipe.builder == "conv_text_model":  # pools over time for per-sequence labels
-        arguments.update(task=info.task)
-    if recipe.builder == "trellisnet_model":  # head by task; stateful needs the batch size
-        arguments.update(
-            task=info.task, num_classes=info.num_classes, input_shape=info.input_shape,
-            vocabulary_size=info.vocabulary_size, batch_size=recipe.batch_size,
-        )
-    return getattr(builders, recipe.builder)(**arguments), arguments
+    if family.data_arguments:
+        arguments.update(family.data_arguments(data.info(recipe.dataset), recipe))
+    training = {"train": _pretraining_sequences(recipe, quick, data_dir)} if family.needs_training_data else {}
+    built = family.build(**training, **arguments)
+    for model in {id(m): m for m in built}.values():
+        configure_execution(model, jit_compile, steps_per_execution)
+    return built, arguments
+
+
+def _pretraining_sequences(recipe, quick, data_dir):
+    """The training `Sequences` a pretraining builder reads (--quick: 12
+    sequences cut short, since Piano-midi pieces run to thousands of frames)."""
+    train = data.load_arrays(recipe.dataset, "train", data_dir=data_dir, **recipe.data_options)
+    if quick:
+        train = quick_sequences(train)
+        train = data.Sequences([x[:QUICK_PRETRAINING_STEPS] for x in train.inputs],
+                               [y[:QUICK_PRETRAINING_STEPS] for y in train.targets])
+    return train
 
 
 def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
     """Test metrics of a saved predictor (`keras-seq train` writes
-    `<output>/<recipe>.keras`) on one split of the recipe's dataset."""
-    if recipe.builder == "ngram_model":
-        from keras_seq.zoo import train_ngram
-
-        raise ValueError(train_ngram.NO_SAVED_MODEL.format(name=recipe.name))
+    `<output>/<recipe>/seed-<seed>/model.keras`) on one split of the
+    recipe's dataset."""
+    family = registry.family(recipe.builder)
+    if not family.saves_keras_model:
+        raise ValueError(f"{recipe.name} ({recipe.builder}) has no saved Keras model to evaluate; "
+                         f"`keras-seq train {recipe.name}` refits it and writes its test metrics.")
     model = keras.saving.load_model(model_path)
     dataset = recipe_dataset(recipe, split, data_dir, quick)
     dataset = predictor_inputs(recipe, dataset)
@@ -149,10 +143,9 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     `<output>/<recipe>/seed-<seed>/`, never over a finished run) and keeps a
     checkpoint of every epoch: the same call after a crash resumes from the
     last finished epoch, `restart=True` starts over."""
-    if recipe.builder == "ngram_model":  # counts, not a Keras model
-        from keras_seq.zoo import train_ngram
-
-        return train_ngram.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed)
+    family = registry.family(recipe.builder)
+    if family.run is not None:  # e.g. counts, not a Keras model
+        return family.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed)
     epochs = (1 if quick else recipe.epochs) if epochs is None else epochs
     validation.positive_int("epochs", epochs)
     keras.utils.set_random_seed(seed)
@@ -162,11 +155,12 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     if recipe.valid_split:
         valid = recipe_dataset(recipe, recipe.valid_split, data_dir, quick, fixed_shapes=fixed_shapes)
     test = recipe_dataset(recipe, "test", data_dir, quick, fixed_shapes=fixed_shapes)
-    (trainer, predictor), arguments = build(recipe, quick, data_dir, jit_compile, steps_per_execution)
-    if getattr(trainer, "dataset_map", None):  # e.g. deep supervision: targets per output
-        train = train.map(trainer.dataset_map)
-        valid = None if valid is None else valid.map(trainer.dataset_map)
-    extra_callbacks = list(getattr(trainer, "extra_callbacks", []))  # e.g. stateful resets
+    built, arguments = build(recipe, quick, data_dir, jit_compile, steps_per_execution)
+    trainer, predictor = built
+    if built.dataset_map:  # e.g. deep supervision: targets per output
+        train = train.map(built.dataset_map)
+        valid = None if valid is None else valid.map(built.dataset_map)
+    extra_callbacks = list(built.callbacks)  # e.g. stateful resets
     callbacks = list(extra_callbacks)
     stopper = None
     if valid is not None:
@@ -178,7 +172,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     budget = zoo_callbacks.TimeBudget(max_seconds) if max_seconds else None
     if budget is not None:
         callbacks.append(budget)
-    pretraining = getattr(trainer, "pretraining_report", None)
+    pretraining = built.pretraining_report
     directory = checkpoint = None
     initial_epoch = 0
     if output:

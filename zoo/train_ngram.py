@@ -10,14 +10,10 @@ import keras_seq.data as data
 from keras_seq.data import pipeline
 from keras_seq.zoo import ngram
 from keras_seq.zoo import records
+from keras_seq.zoo import registry
 from keras_seq.zoo import runs
 from keras_seq.zoo.recipes import QUICK_SEQUENCES
 
-NO_SAVED_MODEL = (
-    "Recipe {name!r} is a count-based n-gram model (builder 'ngram_model'): it has no saved Keras "
-    "model to evaluate. `keras-seq train {name}` refits it in seconds and writes its test "
-    "metrics to <output>/{name}/seed-0/record.json."
-)
 
 
 def _split(recipe, split, data_dir, quick):
@@ -75,3 +71,11 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0):
         os.makedirs(directory, exist_ok=True)
         runs.write_json(record, os.path.join(directory, runs.RECORD))
     return record
+
+
+def _not_a_keras_builder(**arguments):
+    raise ValueError(f"The n-gram family is fitted by counting (zoo.train_ngram.run), not built as a Keras "
+                     f"model; got {sorted(arguments)}.")
+
+
+registry.register_builder("ngram_model", run=run)(_not_a_keras_builder)

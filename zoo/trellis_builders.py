@@ -1,14 +1,16 @@
-"""The TrellisNet builder of the zoo (`zoo.builders.trellisnet_model`): one
+"""The TrellisNet family of the zoo (builder `trellisnet_model`): one
 `keras_seq.models.TrellisNet` with the head, loss and metrics of the
-dataset's task, as the other builders return them."""
+dataset's task (zoo.tasks), as the other builders return them."""
 
 import keras
 
-from keras_seq import metrics
 from keras_seq.models.trellisnet import ResetStates
 from keras_seq.models.trellisnet import TrellisNet
 from keras_seq.models.trellisnet import deep_supervision
+from keras_seq.zoo import tasks
 from keras_seq.zoo.optimizers import make_optimizer
+from keras_seq.zoo.registry import Built
+from keras_seq.zoo.registry import register_builder
 
 
 def _deep_supervision_targets(x, y, *weights):
@@ -16,6 +18,13 @@ def _deep_supervision_targets(x, y, *weights):
     return (x, {"output": y, "aux": y}) + weights
 
 
+def _data_arguments(info, recipe):
+    """Sizes and task from the dataset; the batch size (stateful models have a static one)."""
+    return dict(task=info.task, num_classes=info.num_classes, input_shape=info.input_shape,
+                vocabulary_size=info.vocabulary_size, batch_size=recipe.batch_size)
+
+
+@register_builder("trellisnet_model", data_arguments=_data_arguments)
 def trellisnet_model(
     task="classification", num_classes=None, input_shape=(), vocabulary_size=None,
     batch_size=None, hidden_units=100, output_units=50, num_levels=8, embedding_dim=None,
@@ -39,12 +48,12 @@ def trellisnet_model(
       `aux_frequency` levels, `stateful` history repackaging across the
       consecutive windows of the stream, `bits_per_event` and `perplexity`.
 
-    Returns `(trainer, predictor)`. With auxiliary outputs the trainer has
-    outputs `{"output", "aux"}` and `trainer.dataset_map` turns a dataset's
-    `(x, y[, w])` into `(x, {"output": y, "aux": y}[, w])`; the predictor is
-    the main output alone (same weights). With `stateful=True` both models
-    have a static `batch_size` and `trainer.extra_callbacks` holds a
-    `ResetStates` (epoch start, evaluation, prediction).
+    Returns a `Built`. With auxiliary outputs the trainer has outputs
+    `{"output", "aux"}` and its `dataset_map` turns a dataset's `(x, y[, w])`
+    into `(x, {"output": y, "aux": y}[, w])`; the predictor is the main
+    output alone (same weights). With `stateful=True` both models have a
+    static `batch_size` and `callbacks` holds a `ResetStates` (epoch start,
+    evaluation, prediction).
     """
     if stateful and batch_size is None:
         raise ValueError("`stateful=True` needs `batch_size` (zoo.train passes the recipe's).")
@@ -54,7 +63,7 @@ def trellisnet_model(
         stateful=stateful, batch_size=batch_size if stateful else None, forget_bias=forget_bias,
         seed=seed,
     )
-    from_logits = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    kind = tasks.task(task)
     if vocabulary_size is not None:
         if task == "next_token":  # a language model: tied embeddings
             embedding_dim = embedding_dim or output_units
@@ -72,53 +81,28 @@ def trellisnet_model(
             embedding_dim=embedding_dim, tie_weights=tie, embedding_dropout=embedding_dropout,
             num_experts=num_experts, aux_frequency=aux_frequency, name="trellisnet", **common,
         )
-        loss = from_logits
-        if task == "next_token":
-            model_metrics = lambda: [  # noqa: E731
-                metrics.BitsPerEvent(from_logits=True), metrics.Perplexity(from_logits=True)]
-        else:
-            model_metrics = lambda: [  # noqa: E731
-                metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True)]
-        weighted = task != "next_token"
     else:
         (features,) = tuple(input_shape)
-        per_sequence = task in ("classification", "regression")
-        outputs = {"classification": num_classes, "regression": 1}.get(task, num_classes or features)
+        outputs = 1 if kind.name == "regression" else features if kind.name == "next_frame" else num_classes
         model = TrellisNet(
             hidden_units, output_units, num_levels, input_dim=features, num_outputs=outputs,
-            embedding_dim=embedding_dim, return_sequences=not per_sequence,
-            output_activation="sigmoid" if task == "next_frame" else None,
-            aux_frequency=aux_frequency, name="trellisnet", **common,
+            embedding_dim=embedding_dim, return_sequences=kind.per_step,
+            output_activation=kind.output_activation, aux_frequency=aux_frequency, name="trellisnet", **common,
         )
-        if task == "classification":
-            loss = from_logits
-            model_metrics = lambda: [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]  # noqa: E731
-        elif task == "regression":
-            loss = keras.losses.MeanSquaredError()
-            model_metrics = lambda: [keras.metrics.MeanSquaredError(name="mse")]  # noqa: E731
-        else:
-            loss = keras.losses.BinaryCrossentropy()
-            model_metrics = lambda: [metrics.FrameAccuracy(), metrics.FrameNLL()]  # noqa: E731
-        weighted = not per_sequence
 
     def compile_model(m, main_only):
-        kwargs = {"weighted_metrics" if weighted else "metrics": model_metrics()}
-        if main_only:
-            kwargs["loss"] = loss
-        else:
-            kwargs.update(deep_supervision(loss, aux_weight))
+        kwargs = kind.compile_arguments()
+        if not main_only:
+            kwargs.update(deep_supervision(kwargs["loss"], aux_weight))
             kwargs = {k: ({"output": v} if k.endswith("metrics") else v) for k, v in kwargs.items()}
         m.compile(optimizer=make_optimizer(optimizer, learning_rate, clipnorm), **kwargs)
         return m
 
-    callbacks = [ResetStates()] if stateful else []
+    callbacks = (ResetStates(),) if stateful else ()
     if aux_frequency is None:
         model = compile_model(model, main_only=True)
-        model.extra_callbacks = callbacks
-        return model, model
+        return Built(model, model, callbacks=callbacks)
     predictor = compile_model(keras.Model(model.input, model.output["output"], name="trellisnet_main"),
                               main_only=True)
     trainer = compile_model(model, main_only=False)
-    trainer.dataset_map = _deep_supervision_targets
-    trainer.extra_callbacks = callbacks
-    return trainer, predictor
+    return Built(trainer, predictor, dataset_map=_deep_supervision_targets, callbacks=callbacks)

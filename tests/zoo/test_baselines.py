@@ -240,7 +240,7 @@ def test_train_quick_conv_labelling_and_ngram(shared_data_dir, tmp_path, capsys)
     assert counts["model"]["order"] in (1, 2) and len(counts["selection"]) == 2 * 2
     assert not (tmp_path / "kinderlieder_ngram" / "seed-0-quick" / "model.keras").exists()
 
-    with pytest.raises(SystemExit, match="no saved Keras model"):
+    with pytest.raises(ValueError, match="no saved Keras model"):
         cli.main(["evaluate", "kinderlieder_ngram", "--output", str(tmp_path)])
 
 

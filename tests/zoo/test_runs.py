@@ -16,7 +16,8 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SI
 # process at a chosen point (nothing of this is in the library).
 CHILD = """
 import os, signal, sys
-from keras_seq import cli, runs
+from keras_seq import cli
+from keras_seq.zoo import runs
 
 kill = os.environ.get("KILL")
 if kill == "mid-epoch-3":
