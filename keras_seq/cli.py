@@ -244,26 +244,20 @@ def _parser():
     evaluate.add_argument("--split", default="test", help="a split of the recipe's dataset")
     evaluate.add_argument("--quick", action="store_true", help="the --quick subset of the split")
     evaluate.set_defaults(run=_evaluate)
-    from keras_seq.zoo import results as results_module
+    import importlib
 
-    results = command("results", "train missing (recipe, seed) records and rebuild RESULTS.md from them")
-    results_module.add_arguments(results)
-    results.set_defaults(run=_results)
-    from keras_seq.zoo import selection
-
-    select = command("select", "choose a recipe's grid point (size, regularisation) on validation")
-    selection.add_arguments(select)
-    select.set_defaults(run=_select)
-    from keras_seq.zoo import quickstart
-
-    quick = command("quickstart", "SCRBM vs LSTM on a download-free labelling task")
-    quickstart.add_arguments(quick)
-    quick.set_defaults(run=_quickstart)
-    from keras_seq.tuning import cli as tuning_cli
-
-    tune = command("tune", "resumable KerasTuner search over a recipe (needs keras-tuner)")
-    tuning_cli.add_arguments(tune)
-    tune.set_defaults(run=_tune)
+    # Commands whose module defines its own arguments (none of them imports Keras at import time).
+    for name, module, text, run in (
+        ("results", "keras_seq.zoo.results", "train missing (recipe, seed) records and rebuild RESULTS.md from them",
+         _results),
+        ("select", "keras_seq.zoo.selection", "choose a recipe's grid point (size, regularisation) on validation",
+         _select),
+        ("quickstart", "keras_seq.zoo.quickstart", "SCRBM vs LSTM on a download-free labelling task", _quickstart),
+        ("tune", "keras_seq.tuning.cli", "resumable KerasTuner search over a recipe (needs keras-tuner)", _tune),
+    ):
+        sub = command(name, text)
+        importlib.import_module(module).add_arguments(sub)
+        sub.set_defaults(run=run)
     return parser
 
 
