@@ -69,10 +69,8 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         self.stopped_epoch = None
         if self._resumed is not None:  # a run resumed from a checkpoint (zoo.runs)
             state, self._resumed = self._resumed, None
-            self.best.update(state["best"])
-            self.best_epoch = state["best_epoch"]
-            self.checks_without_improvement = state["checks_without_improvement"]
-            self.best_weights = state.get("weights")
+            self._apply(state)
+            self.stopped_epoch = None  # it is training on
 
     def get_state(self):
         """What a checkpoint keeps to resume this callback (see zoo.runs)."""
@@ -87,6 +85,9 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         """Takes `get_state()`'s dict: at once (a finished run's record), and
         again at the next `on_train_begin` (a resumed run)."""
         self._resumed = dict(state)
+        self._apply(state)
+
+    def _apply(self, state):
         self.best = dict(state["best"])
         self.best_epoch = state["best_epoch"]
         self.checks_without_improvement = state["checks_without_improvement"]

@@ -173,10 +173,10 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
             recipe = recipes.get(name) if point is None else with_point(recipes.get(name), point)
             searched = None if point is None else grid_record_path(records_dir, name, point, quick)
             limit = epochs or (1 if quick else recipe.epochs)
-            if searched and os.path.exists(searched) and not budget_seconds \
-                    and load_record(searched)["seed"] == seed \
-                    and load_record(searched)["stopping"]["epoch_limit"] == limit:
-                record = load_record(searched)  # the grid search already ran this point with this seed
+            searched_run = load_record(searched) if searched and os.path.exists(searched) else None
+            if searched_run and not budget_seconds and searched_run["seed"] == seed \
+                    and searched_run["stopping"]["epoch_limit"] == limit:
+                record = searched_run  # the grid search already ran this point with this seed
             else:
                 print(f"[results] {name} seed {seed}" + (f" with {point}" if point else ""), flush=True)
                 record = train.run(recipe, data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,

@@ -147,13 +147,16 @@ class RunCheckpoint(keras.callbacks.Callback):
             state = dict(callback.get_state())
             arrays = state.pop("weights", None)
             if arrays is not None:
-                name = f"callback-{index}-{self.epoch}.npz"
+                # Named by the epoch they come from (best weights change only at
+                # an improvement), so unchanged arrays are not written again.
+                name = f"callback-{index}-{state.get('best_epoch', self.epoch)}.npz"
 
                 def write(path, arrays=arrays):
                     with open(path, "wb") as f:
                         np.savez(f, *arrays)
 
-                replace_atomically(os.path.join(self.directory, name), write)
+                if not os.path.exists(os.path.join(self.directory, name)):
+                    replace_atomically(os.path.join(self.directory, name), write)
                 state["weights_file"] = name
                 callback_weights.append(name)
             callback_states.append(state)
