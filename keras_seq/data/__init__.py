@@ -10,12 +10,15 @@ cache folder, and downloaded (checksum verified) where a public URL exists.
 The arrays part is numpy-only; `load` needs TensorFlow (tf.data).
 """
 
-from keras_seq.data import mnist  # noqa: F401  (registers its datasets)
+from keras_seq.data import conll  # noqa: F401  (registers its datasets)
+from keras_seq.data import mnist  # noqa: F401
 from keras_seq.data import music  # noqa: F401
 from keras_seq.data import music21_corpus  # noqa: F401
 from keras_seq.data import ocr  # noqa: F401
+from keras_seq.data import ptb  # noqa: F401
 from keras_seq.data import synthetic  # noqa: F401
-from keras_seq.data import text  # noqa: F401
+from keras_seq.data import text  # noqa: F401  (the former text module's names)
+from keras_seq.data import wsj_pos  # noqa: F401
 from keras_seq.data.registry import DatasetInfo
 from keras_seq.data.registry import Sequences
 from keras_seq.data.registry import names

@@ -1,0 +1,103 @@
+"""WSJ POS tagging on the NLTK Penn Treebank sample, as token ids. Reads the
+`treebank/combined/wsj_*.mrg` trees in `ptb_wsj_pos_sample/treebank.zip`
+(parsed by `keras_seq.data.treebank`), with `-NONE-` leaves dropped.
+
+Importing this module registers `wsj_pos` (labelling). The split goes by
+file number (`WSJ_SPLIT_FILES`): wsj_0001-0159 are `train` (3396 sentences,
+81793 tokens), wsj_0160-0179 are `valid` (273, 6327) and wsj_0180-0199 are
+`test` (245, 5964). Option `train_sentences=N` (the SCRBM paper uses 500,
+1000 and 2000) keeps only the first N sentences of `train`. It is ignored for
+the other splits, so the same options can be passed to every split.
+
+Input ids come from a vocabulary built on wsj_0001-0159 only, whatever split
+or `train_sentences` is requested (see `keras_seq.data.tokens` for the
+ordering, `lowercase` and `min_count`). Targets are the 45 tags seen in
+train, sorted; valid and test use no other tag. Target ids are class indices
+with no padding value, so mask with `inputs != 0`.
+"""
+
+import numpy as np
+
+from keras_seq.data import parse_cache
+from keras_seq.data import registry
+from keras_seq.data import text_files
+from keras_seq.data import tokens
+from keras_seq.data import treebank
+
+WSJ_SPLIT_FILES = {"train": (1, 159), "valid": (160, 179), "test": (180, 199)}
+_SPLITS = {"train": 3396, "valid": 273, "test": 245}
+
+
+def _sentences(data_dir):
+    """(path of the zip, its parsed sentences)."""
+    path = text_files.find("ptb_wsj_pos_sample/treebank.zip", data_dir)
+    return path, parse_cache.memo("wsj", path, lambda: treebank.read_treebank(path))
+
+
+def _split(sentences, split):
+    lo, hi = WSJ_SPLIT_FILES[split]
+    return [s for s in sentences if lo <= s[0] <= hi]
+
+
+def vocabularies(data_dir, lowercase, min_count):
+    """(id -> word list, id -> tag list), both from `train`."""
+    path, sentences = _sentences(data_dir)
+
+    def build():
+        train = _split(sentences, "train")
+        words = tokens.labelling_vocabulary([s[1] for s in train], lowercase, min_count)
+        tags = sorted({t for s in train for t in s[2]})
+        return words, tags
+
+    return parse_cache.memo("wsj_vocab", path, build, bool(lowercase), min_count)
+
+
+def _load_wsj(split, data_dir=None, train_sentences=None, lowercase=False, min_count=1):
+    registry.check_split("wsj_pos", split)
+    _, sentences = _sentences(data_dir)
+    sentences = _split(sentences, split)
+    if split == "train" and train_sentences is not None:
+        if (
+            not isinstance(train_sentences, (int, np.integer))
+            or isinstance(train_sentences, bool)
+            or not 0 < train_sentences <= len(sentences)
+        ):
+            raise ValueError(
+                f"train_sentences must be None or an integer in [1, {len(sentences)}], "
+                f"got {train_sentences!r}."
+            )
+        sentences = sentences[: int(train_sentences)]
+    words, tags = vocabularies(data_dir, lowercase, min_count)
+    word_index = {w: i for i, w in enumerate(words)}
+    tag_index = {t: i for i, t in enumerate(tags)}
+    inputs, targets = [], []
+    for _, w, t in sentences:
+        inputs.append(tokens.encode(w, word_index, lowercase))
+        try:
+            targets.append(np.array([tag_index[x] for x in t], dtype="int32"))
+        except KeyError as error:
+            raise ValueError(f"wsj_pos {split}: tag {error.args[0]!r} not seen in train.")
+    return registry.Sequences(inputs, targets)
+
+
+registry.register(
+    registry.DatasetInfo(
+        name="wsj_pos",
+        description=(
+            "POS tagging on the NLTK 10% Penn Treebank WSJ sample (199 files, 3914 "
+            "sentences, 94084 tokens without -NONE-). Split by file: wsj_0001-0159 "
+            "train (81793 tokens), 0160-0179 valid (6327), 0180-0199 test (5964). "
+            "45 tags. Option train_sentences=N keeps the first N train sentences "
+            "(SCRBM: 500/1000/2000); also lowercase, min_count. Non-commercial use only."
+        ),
+        task="labelling",
+        splits=dict(_SPLITS),
+        input_shape=(),
+        input_dtype="int32",
+        num_classes=45,
+        source="NLTK nltk_data packages/corpora/treebank.zip (Penn Treebank, LDC 1995)",
+        files=("ptb_wsj_pos_sample/treebank.zip",),
+        vocabulary_size=11055,
+    ),
+    _load_wsj,
+)
