@@ -44,6 +44,7 @@ import numpy as np  # noqa: E402
 
 from keras_seq.data import synthetic  # noqa: E402
 from keras_seq.models.trellisnet import TrellisNet  # noqa: E402
+from keras_seq.zoo.callbacks import TimeBudget  # noqa: E402
 
 
 def copy_memory_one_hot(n, steps, seed, marker="repeated"):
@@ -70,17 +71,16 @@ def tcn_head(inputs, args, dilations):
     return keras.layers.Dense(10)(x)
 
 
-class TimeBudget(keras.callbacks.Callback):
-    def __init__(self, seconds, start=None, target=None):
+class StopBelowValidationLoss(keras.callbacks.Callback):
+    """Stops training at the end of the first epoch whose `val_loss` is below
+    `target` (a curriculum stage ends once it is learnt)."""
+
+    def __init__(self, target):
         super().__init__()
-        self.seconds = seconds
-        self.start = time.perf_counter() if start is None else start
         self.target = target
 
     def on_epoch_end(self, epoch, logs=None):
-        if time.perf_counter() - self.start > self.seconds:
-            self.model.stop_training = True
-        if self.target is not None and (logs or {}).get("val_loss", np.inf) < self.target:
+        if (logs or {}).get("val_loss", np.inf) < self.target:
             self.model.stop_training = True
 
 
@@ -177,7 +177,8 @@ def main():
         stage = model.fit(
             xs, ys, batch_size=args.batch, epochs=args.stage_epochs, verbose=2,
             validation_data=(xv, yv),
-            callbacks=[TimeBudget(args.seconds, start, target=args.stage_target)],
+            callbacks=[TimeBudget(args.seconds, start=start),
+                       StopBelowValidationLoss(args.stage_target)],
         )
         stage_epochs += len(stage.history["loss"])
         curves.append(f"T={stage_steps}: " + ", ".join(f"{v:.4f}" for v in stage.history["val_loss"]))
@@ -185,7 +186,7 @@ def main():
               f"{time.perf_counter() - start:.0f} s", flush=True)
     history = model.fit(
         x_train, y_train, batch_size=args.batch, epochs=args.epochs, verbose=2,
-        validation_data=(x_test, y_test), callbacks=[TimeBudget(args.seconds, start)],
+        validation_data=(x_test, y_test), callbacks=[TimeBudget(args.seconds, start=start)],
     )
     wall = time.perf_counter() - start
     test_loss = model.evaluate(x_test, y_test, batch_size=256, verbose=0)

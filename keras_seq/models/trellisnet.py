@@ -1,55 +1,110 @@
-"""TrellisNet models (Bai, Kolter, Koltun, ICLR 2019): input layer, one
-`TrellisBlock`, task head; tied embeddings for language modelling and the
-deep-supervision loss of Appendix B. The language-model options of the
-reference code are here too: embedding dropout, a mixture-of-softmaxes head
-(Yang et al., ICLR 2018) and stateful history repackaging across batches
-(`ResetStates` resets it each epoch)."""
+"""The TrellisNet model (Bai, Kolter, Koltun, "Trellis Networks for Sequence
+Modeling", ICLR 2019): an input layer, one `TrellisBlock` and a task head, as
+a serialisable Keras model.
+
+The language-model layers (embedding dropout, mixture of softmaxes) live in
+`keras_seq.models.language_model_layers`, the stateful reset callback in
+`keras_seq.models.callbacks` and the deep-supervision loss in
+`keras_seq.models.losses`; they are importable from here too.
+"""
+
+import difflib
+import inspect
 
 import keras
-from keras import ops
 
 from keras_seq.layers import validation
 from keras_seq.layers.trellis import TrellisBlock
+from keras_seq.models.callbacks import ResetStates
+from keras_seq.models.language_model_layers import EmbeddingDropout
+from keras_seq.models.language_model_layers import MixtureLogProbabilities
+from keras_seq.models.language_model_layers import MixtureOfSoftmaxes
+from keras_seq.models.language_model_layers import variational_dropout
+from keras_seq.models.losses import DeepSupervisionLoss
+from keras_seq.models.losses import deep_supervision
+
+# Importable from this module, where they were defined before.
+__all__ = [
+    "DeepSupervisionLoss",
+    "EmbeddingDropout",
+    "MixtureLogProbabilities",
+    "MixtureOfSoftmaxes",
+    "ResetStates",
+    "TrellisNet",
+    "deep_supervision",
+]
+
+# `TrellisBlock` arguments that the model sets itself: its own arguments
+# (sizes, deep supervision, statefulness, seed) and `return_state`, which
+# would change the block's outputs that the head reads.
+_SET_BY_THE_MODEL = (
+    "hidden_units", "output_units", "num_levels", "aux_frequency", "stateful", "seed", "return_state",
+)
 
 
-def TrellisNet(
-    hidden_units,
-    output_units,
-    num_levels,
-    *,
-    vocab_size=None,
-    input_dim=None,
-    embedding_dim=None,
-    num_outputs=None,
-    return_sequences=True,
-    output_activation=None,
-    tie_weights=True,
-    kernel_size=2,
-    dilations=(1,),
-    dropout=0.0,
-    input_dropout=0.0,
-    output_dropout=0.0,
-    weight_norm=True,
-    aux_frequency=None,
-    sequence_length=None,
-    weight_dropout=0.0,
-    embedding_dropout=0.0,
-    num_experts=None,
-    stateful=False,
-    batch_size=None,
-    forget_bias=0.0,
-    seed=None,
-    name="trellisnet",
-):
-    """Builds a functional TrellisNet: input -> `TrellisBlock` -> head.
+def _block_option_defaults():
+    parameters = inspect.signature(TrellisBlock.__init__).parameters
+    return {
+        name: parameter.default
+        for name, parameter in parameters.items()
+        if name != "self"
+        and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        and name not in _SET_BY_THE_MODEL
+    }
+
+
+def _check_block_options(options):
+    known = _block_option_defaults()
+    for name in options:
+        if name in known:
+            continue
+        if name in _SET_BY_THE_MODEL:  # return_state: the others are TrellisNet's own arguments
+            raise ValueError(
+                f"TrellisNet sets the TrellisBlock option `{name}` itself (its outputs feed the "
+                "head); it cannot be passed through."
+            )
+        close = difflib.get_close_matches(name, known, n=1)
+        raise ValueError(
+            f"Unknown TrellisNet option `{name}`"
+            + (f" (did you mean `{close[0]}`?)" if close else "")
+            + ". Besides its own arguments, TrellisNet passes these TrellisBlock options to its "
+            f"block: {', '.join(known)}."
+        )
+
+
+def _serialize_activation(activation):
+    if activation is None or isinstance(activation, str):
+        return activation
+    return keras.saving.serialize_keras_object(activation)
+
+
+@keras.saving.register_keras_serializable(package="keras_seq")
+class TrellisNet(keras.Model):
+    """A TrellisNet: input layer, one `TrellisBlock`, task head.
+
+    The network of Bai, Kolter and Koltun (ICLR 2019) as a functional model.
+    With `x~` the embedded input, the block runs `num_levels` weight-tied
+    levels of the trellis (paper eq. 1-2 with the gated activation of
+    Sec. 5.1; `TrellisBlock` states them for any kernel size and dilation):
+
+        z^(0)_t   = (h^(0)_t, c^(0)_t) = 0
+        pre_t     = sum_j x~_{t-(k-1-j)d} U_j + sum_j h^(i)_{t-(k-1-j)d} W_j + b
+        i, o, g, f = split(pre_t, 4)
+        c^(i+1)_t = sigmoid(f) * c^(i)_{t-d} + sigmoid(i) * tanh(g)
+        h^(i+1)_t = sigmoid(o) * tanh(c^(i+1)_t)
+
+    and the head reads `y_t`, the last `output_units` channels of
+    `h^(num_levels)_t`.
 
     Two inputs:
 
     - tokens (`vocab_size` given): int ids `(batch, time)` through an
-      embedding of width `embedding_dim`. The head is a language model: logits
-      over the vocabulary at every step. With `tie_weights=True` (and
-      `output_units == embedding_dim`) the output projection is the embedding
-      matrix transposed (`keras.layers.ReversibleEmbedding`, one weight).
+      embedding `E` of width `embedding_dim`. The head is a language model:
+      logits `y_t E^T` over the vocabulary at every step. With
+      `tie_weights=True` (and `output_units == embedding_dim`) the output
+      projection is the embedding matrix transposed
+      (`keras.layers.ReversibleEmbedding`, one weight); otherwise a
+      `Dense(vocab_size)`.
     - features (`input_dim` given): floats `(batch, time, input_dim)`, through
       a `Dense(embedding_dim)` when `embedding_dim` is given. The head is
       `Dense(num_outputs, output_activation)` at every step
@@ -57,57 +112,67 @@ def TrellisNet(
       the adding problem).
 
     Input and output dropout are variational (one mask per sequence over the
-    features); `dropout` is the block's variational hidden dropout (on the
-    input of its hidden convolution, history included) and `weight_dropout`
-    its temporal weight drop (the earlier taps of both kernels, before the
-    weight norm), as `TrellisBlock` describes. `embedding_dropout` (token inputs)
-    drops whole words: one Bernoulli draw per vocabulary row per call, every
-    occurrence of a dropped id in the batch embeds to zero and the kept rows
-    are scaled by `1 / (1 - rate)` (AWD-LSTM's embedding dropout, used by the
-    reference TrellisNet on word-level PTB).
+    features). `embedding_dropout` (token inputs) drops whole words: one
+    Bernoulli draw per vocabulary row per call, every occurrence of a dropped
+    id in the batch embeds to zero and the kept rows are scaled by
+    `1 / (1 - rate)` (AWD-LSTM's embedding dropout, used by the reference
+    TrellisNet on word-level PTB). The block's own regularisers (`dropout`,
+    its variational hidden dropout, and `weight_dropout`, its temporal
+    weight drop) are block options, see below.
 
-    Mixture of softmaxes (`num_experts=K`, token inputs; Yang et al. 2018):
-    from the block output `h_t`, a prior `pi = softmax(h_t P)` over `K`
-    experts, `K` latent vectors `l_k = tanh(h_t L_k + b_k)` of width
-    `embedding_dim`, and `p(w | h_t) = sum_k pi_k softmax(l_k E^T)_w`, with
-    `E` the (tied) embedding matrix or an untied `Dense(vocab_size)`. The
-    model then outputs LOG-PROBABILITIES `log p` (computed with log-sum-exp,
-    so they stay finite). Because `softmax(log p) = p` when `p` sums to one,
-    they are also valid logits: compile with the same
+    Mixture of softmaxes (`num_experts=K`, token inputs; Yang et al., ICLR
+    2018): from `y_t`, a prior `pi = softmax(y_t P)` over `K` experts, `K`
+    latent vectors `l_k = tanh(y_t L_k + b_k)` of width `embedding_dim`, and
+    `p(w | y_t) = sum_k pi_k softmax(l_k E^T)_w`, with `E` the (tied)
+    embedding matrix or an untied `Dense(vocab_size)`. The model then outputs
+    LOG-PROBABILITIES `log p` (computed with log-sum-exp, so they stay
+    finite). Because `softmax(log p) = p` when `p` sums to one, they are also
+    valid logits: compile with the same
     `SparseCategoricalCrossentropy(from_logits=True)` (and `from_logits=True`
     metrics) as the plain head and the loss is exactly `-log p`.
 
     Stateful (`stateful=True`, needs `batch_size`): the block carries its
-    final `(h, c)` from one batch to the next (history repackaging for
-    language-model streams, whose row `i` of window `k + 1` continues row `i`
-    of window `k`); pass `ResetStates()` to `fit` / `evaluate` / `predict`.
+    final `(h, c)` from one batch to the next (history repackaging, Appendix
+    B, for language-model streams whose row `i` of window `k + 1` continues
+    row `i` of window `k`); pass `ResetStates()` to `fit` / `evaluate` /
+    `predict`.
 
-    With `aux_frequency`, the model has two outputs, `{"output": ..., "aux":
-    ...}`: `aux` is the same head applied to the block's auxiliary outputs,
-    `(batch, [time,] num_aux, classes)` (levels `aux_frequency`,
-    `2 * aux_frequency`, ..., the top one included when it is a multiple).
-    Train it with
-    `model.compile(**deep_supervision(loss, aux_weight), ...)` and targets
-    `{"output": y, "aux": y}` (the paper's deep supervision, lambda =
-    `aux_weight`).
+    Deep supervision (`aux_frequency=n`, Appendix B): the model has two
+    outputs, `{"output": ..., "aux": ...}`; `aux` is the same head applied
+    to the block's auxiliary outputs, `(batch, [time,] num_aux, classes)`
+    (levels `n, 2n, ...`, the top one included when it is a multiple).
+    Train it with `model.compile(**deep_supervision(loss, aux_weight), ...)`
+    and targets `{"output": y, "aux": y}`: the loss is
+    `loss(y, output) + lambda * mean_a loss(y, aux_a)` with
+    `lambda = aux_weight`.
+
+    The model is registered for serialisation: `model.save("m.keras")` and
+    `keras.saving.load_model("m.keras")` rebuild it from `get_config()` (its
+    constructor arguments) and restore its weights.
 
     Args:
-        hidden_units, output_units, num_levels, kernel_size, dilations,
-        dropout, weight_norm, aux_frequency, forget_bias, seed: As in
-            `TrellisBlock`.
+        hidden_units: Positive integer, width of the block's `h` and `c`.
+        output_units: Positive integer <= `hidden_units`, the width of `y_t`
+            (the last `output_units` channels of `h`).
+        num_levels: Positive integer, depth of the trellis.
         vocab_size: Vocabulary size for token inputs (language model).
         input_dim: Feature width for float inputs. Exactly one of
             `vocab_size` / `input_dim`.
-        embedding_dim: Embedding width (required with `vocab_size`).
+        embedding_dim: Embedding width (required with `vocab_size`); with
+            `input_dim`, the width of an optional input projection.
         num_outputs: Width of the dense head (required with `input_dim`).
         return_sequences: Dense head at every step (default) or the last.
         output_activation: Activation of the dense head (default linear).
         tie_weights: Tie the language-model projection to the embedding.
-        input_dropout, output_dropout: Variational dropout rates before and
-            after the block.
+            Default `True`.
+        input_dropout: Float in [0, 1), variational dropout rate before the
+            block.
+        output_dropout: Float in [0, 1), variational dropout rate after the
+            block.
+        aux_frequency: `None` or a positive integer `<= num_levels`: the
+            model also outputs the head on every `aux_frequency`-th level
+            (deep supervision, see above).
         sequence_length: Optional static length (`None`: any length).
-        weight_dropout: Temporal weight-drop rate on the earlier taps of the
-            block's kernels (see `TrellisBlock`).
         embedding_dropout: Rate of whole-word dropout on the embedding (token
             inputs only).
         num_experts: `None` (plain softmax head) or an integer >= 1, the
@@ -115,10 +180,31 @@ def TrellisNet(
             output is then log-probabilities).
         stateful: Carry the block state across batches (see above).
         batch_size: Static batch size of the input (required if stateful).
-        name: Model name.
+        seed: Random seed of the block's and the model's dropout.
+        name: Model name. Default `"trellisnet"`.
+        trainable: Whether the model's weights are trainable.
+        **block_options: Passed to the `TrellisBlock` (named `"trellis"`);
+            any of its constructor arguments except those the model sets
+            (`hidden_units`, `output_units`, `num_levels`, `aux_frequency`,
+            `stateful`, `seed`, `return_state`): `kernel_size` (default 2),
+            `dilations` (default `(1,)`), `dropout` (variational hidden
+            dropout), `weight_dropout` (temporal weight drop),
+            `weight_norm` (default `True`), `forget_bias`, and the
+            initializers, regularizers and constraints of its kernels and
+            bias. An unknown name raises a `ValueError`.
+            `TrellisNet.block_options()` lists them with their defaults.
+
+    Call arguments:
+        inputs: Int token ids `(batch, time)` (`vocab_size`) or floats
+            `(batch, time, input_dim)` (`input_dim`).
+        training: Python boolean; enables the dropouts.
 
     Returns:
-        An uncompiled `keras.Model`.
+        Per-step outputs `(batch, time, classes)` (or `(batch, classes)`
+        with `return_sequences=False`), `classes` being `vocab_size` or
+        `num_outputs`: logits (log-probabilities with `num_experts`) or the
+        dense head's activations. With `aux_frequency`, a dict
+        `{"output": that, "aux": (batch, [time,] num_aux, classes)}`.
 
     Example:
 
@@ -128,6 +214,8 @@ def TrellisNet(
     lm.compile(optimizer="adam", **deep_supervision(
         keras.losses.SparseCategoricalCrossentropy(from_logits=True), 0.3))
     lm.fit(x, {"output": y, "aux": y})
+    lm.save("lm.keras")
+    lm = keras.saving.load_model("lm.keras")
 
     # Word-level PTB style: MoS head (log-probabilities), stateful windows.
     lm = TrellisNet(1000, 400, 58, vocab_size=10000, embedding_dim=400,
@@ -135,331 +223,184 @@ def TrellisNet(
                     stateful=True, batch_size=16)
     lm.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(
         from_logits=True))
-    lm.fit(stream, epochs=10, callbacks=[ResetStates()])
+    lm.fit(stream, epochs=10, shuffle=False, callbacks=[ResetStates()])
+
+    # The adding problem: a last-step regressor with dilations 1, 2, ..., 128.
+    model = TrellisNet(32, 16, 8, input_dim=2, num_outputs=1,
+                       return_sequences=False, dilations=[2**i for i in range(8)])
     ```
     """
-    if (vocab_size is None) == (input_dim is None):
-        raise ValueError(
-            "Give exactly one of `vocab_size` (token inputs) and `input_dim` "
-            f"(float inputs); got vocab_size={vocab_size!r}, input_dim={input_dim!r}."
-        )
-    validation.rate("input_dropout", input_dropout)
-    validation.rate("output_dropout", output_dropout)
-    validation.rate("embedding_dropout", embedding_dropout)
-    if stateful and batch_size is None:
-        raise ValueError(
-            "`stateful=True` needs a static `batch_size` (the stored state has "
-            "one row per sequence of the batch); got batch_size=None."
-        )
-    if batch_size is not None:
-        validation.positive_int("batch_size", batch_size)
-    if vocab_size is None and (embedding_dropout or num_experts is not None):
-        raise ValueError(
-            "`embedding_dropout` and `num_experts` apply to token inputs "
-            "(`vocab_size`); got them with input_dim="
-            f"{input_dim!r}."
-        )
-    if num_experts is not None:
-        validation.positive_int("num_experts", num_experts)
-    if vocab_size is not None:
-        validation.positive_int("vocab_size", vocab_size)
-        validation.positive_int("embedding_dim", embedding_dim)
-        inputs = keras.Input(
-            (sequence_length,), batch_size=batch_size, dtype="int32", name="tokens"
-        )
-        tied = tie_weights and output_units == embedding_dim
-        if tie_weights and not tied:
+
+    def __init__(
+        self,
+        hidden_units,
+        output_units,
+        num_levels,
+        *,
+        vocab_size=None,
+        input_dim=None,
+        embedding_dim=None,
+        num_outputs=None,
+        return_sequences=True,
+        output_activation=None,
+        tie_weights=True,
+        input_dropout=0.0,
+        output_dropout=0.0,
+        aux_frequency=None,
+        sequence_length=None,
+        embedding_dropout=0.0,
+        num_experts=None,
+        stateful=False,
+        batch_size=None,
+        seed=None,
+        name="trellisnet",
+        trainable=True,
+        **block_options,
+    ):
+        # === Inputs, embedding and head layers ===
+        _check_block_options(block_options)
+        if (vocab_size is None) == (input_dim is None):
             raise ValueError(
-                "Tied embeddings need `output_units == embedding_dim`; got "
-                f"output_units={output_units!r}, embedding_dim={embedding_dim!r}."
+                "Give exactly one of `vocab_size` (token inputs) and `input_dim` "
+                f"(float inputs); got vocab_size={vocab_size!r}, input_dim={input_dim!r}."
             )
-        if tied:
-            embedding = keras.layers.ReversibleEmbedding(vocab_size, embedding_dim, name="embedding")
-        else:  # a ReversibleEmbedding would hold an unused output matrix
-            embedding = keras.layers.Embedding(vocab_size, embedding_dim, name="embedding")
-        x = embedding(inputs)
-        if embedding_dropout:
-            x = EmbeddingDropout(
-                embedding_dropout, vocab_size, seed=seed, name="embedding_dropout"
-            )(x, inputs)
-        if tied:
-            project = lambda h: embedding(h, reverse=True)  # noqa: E731
-        else:
-            project = keras.layers.Dense(vocab_size, name="head")
-        head = project
+        validation.rate("input_dropout", input_dropout)
+        validation.rate("output_dropout", output_dropout)
+        validation.rate("embedding_dropout", embedding_dropout)
+        if stateful and batch_size is None:
+            raise ValueError(
+                "`stateful=True` needs a static `batch_size` (the stored state has "
+                "one row per sequence of the batch); got batch_size=None."
+            )
+        if batch_size is not None:
+            validation.positive_int("batch_size", batch_size)
+        if vocab_size is None and (embedding_dropout or num_experts is not None):
+            raise ValueError(
+                "`embedding_dropout` and `num_experts` apply to token inputs "
+                "(`vocab_size`); got them with input_dim="
+                f"{input_dim!r}."
+            )
         if num_experts is not None:
-            latent = MixtureOfSoftmaxes(num_experts, embedding_dim, name="mos")
-            mixture = MixtureLogProbabilities(name="mos_log_probabilities")
+            validation.positive_int("num_experts", num_experts)
+        if vocab_size is not None:
+            validation.positive_int("vocab_size", vocab_size)
+            validation.positive_int("embedding_dim", embedding_dim)
+            inputs = keras.Input(
+                (sequence_length,), batch_size=batch_size, dtype="int32", name="tokens"
+            )
+            tied = tie_weights and output_units == embedding_dim
+            if tie_weights and not tied:
+                raise ValueError(
+                    "Tied embeddings need `output_units == embedding_dim`; got "
+                    f"output_units={output_units!r}, embedding_dim={embedding_dim!r}."
+                )
+            if tied:
+                embedding = keras.layers.ReversibleEmbedding(vocab_size, embedding_dim, name="embedding")
+            else:  # a ReversibleEmbedding would hold an unused output matrix
+                embedding = keras.layers.Embedding(vocab_size, embedding_dim, name="embedding")
+            x = embedding(inputs)
+            if embedding_dropout:
+                x = EmbeddingDropout(
+                    embedding_dropout, vocab_size, seed=seed, name="embedding_dropout"
+                )(x, inputs)
+            if tied:
+                project = lambda h: embedding(h, reverse=True)  # noqa: E731
+            else:
+                project = keras.layers.Dense(vocab_size, name="head")
+            head = project
+            if num_experts is not None:
+                latent = MixtureOfSoftmaxes(num_experts, embedding_dim, name="mos")
+                mixture = MixtureLogProbabilities(name="mos_log_probabilities")
 
-            def head(h):
-                latents, prior_logits = latent(h)
-                return mixture([prior_logits, project(latents)])
-    else:
-        validation.positive_int("input_dim", input_dim)
-        validation.positive_int("num_outputs", num_outputs)
-        inputs = keras.Input(
-            (sequence_length, input_dim), batch_size=batch_size, name="features"
-        )
-        x = inputs
-        if embedding_dim is not None:
-            x = keras.layers.Dense(embedding_dim, name="input_projection")(x)
-        head = keras.layers.Dense(num_outputs, activation=output_activation, name="head")
-
-    x = _variational_dropout(x, input_dropout, seed, "input_dropout")
-    block = TrellisBlock(
-        hidden_units, output_units, num_levels, kernel_size=kernel_size,
-        dilations=dilations, dropout=dropout, weight_norm=weight_norm,
-        aux_frequency=aux_frequency, weight_dropout=weight_dropout,
-        stateful=stateful, forget_bias=forget_bias, seed=seed, name="trellis",
-    )
-    outputs = block(x)
-    h, aux = outputs if aux_frequency is not None else (outputs, None)
-    if not return_sequences:
-        h = h[:, -1]
-        aux = None if aux is None else aux[:, -1]
-    h = _variational_dropout(h, output_dropout, seed, "output_dropout")
-    if aux is None:
-        return keras.Model(inputs, head(h), name=name)
-    return keras.Model(inputs, {"output": head(h), "aux": head(aux)}, name=name)
-
-
-@keras.saving.register_keras_serializable(package="keras_seq")
-class EmbeddingDropout(keras.layers.Layer):
-    """Whole-word embedding dropout (Gal & Ghahramani 2016; AWD-LSTM).
-
-    One Bernoulli(1 - rate) draw per vocabulary row per call, shared by the
-    whole batch: every occurrence of a dropped id embeds to zero, kept rows
-    are scaled by `1 / (1 - rate)`. This equals looking the ids up in a copy
-    of the embedding matrix with whole rows dropped (the reference code's
-    `embedded_dropout`), without materialising that copy; a tied output
-    projection keeps using the undropped matrix.
-
-    Args:
-        rate: Float in [0, 1), fraction of vocabulary rows dropped.
-        vocab_size: Positive integer, number of embedding rows (ids lie in
-            `[0, vocab_size)`).
-        seed: Random seed.
-        **kwargs: Base layer arguments.
-
-    Call arguments:
-        embedded: `(batch, time, embedding_dim)`, the embedded tokens.
-        tokens: `(batch, time)`, the int ids that were embedded.
-        training: Python boolean; identity when False.
-
-    Returns:
-        `embedded` with the rows of dropped ids zeroed, the rest scaled.
-
-    Example:
-
-    ```python
-    emb = keras.layers.Embedding(10000, 400)
-    x = EmbeddingDropout(0.1, 10000, seed=1)(emb(tokens), tokens, training=True)
-    ```
-    """
-
-    def __init__(self, rate, vocab_size, seed=None, **kwargs):
-        validation.rate("rate", rate)
-        validation.positive_int("vocab_size", vocab_size)
-        super().__init__(**kwargs)
-        self.rate = float(rate)
-        self.vocab_size = int(vocab_size)
-        self.seed = seed
-        self.seed_generator = keras.random.SeedGenerator(seed)
-
-    def build(self, embedded_shape, tokens_shape=None):
-        self.built = True
-
-    def compute_output_shape(self, embedded_shape, tokens_shape=None):
-        return embedded_shape
-
-    def call(self, embedded, tokens, training=False):
-        if not training or self.rate == 0:
-            return embedded
-        # One draw per vocabulary row, looked up by id: whole rows dropped.
-        keep = keras.random.uniform((self.vocab_size,), seed=self.seed_generator) >= self.rate
-        scale = ops.cast(keep, embedded.dtype) / (1.0 - self.rate)
-        rows = ops.take(scale, ops.cast(tokens, "int32"), axis=0)
-        return embedded * ops.expand_dims(rows, -1)
-
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "rate": self.rate,
-            "vocab_size": self.vocab_size,
-            "seed": self.seed,
-        }
-
-
-@keras.saving.register_keras_serializable(package="keras_seq")
-class MixtureOfSoftmaxes(keras.layers.Layer):
-    """The expert part of a mixture-of-softmaxes head (Yang et al., "Breaking
-    the Softmax Bottleneck", ICLR 2018), as in the reference TrellisNet.
-
-    From `h` (`(..., features)`): `K` latent vectors
-    `l_k = tanh(h L_k + b_k)` of width `latent_dim` and the prior logits
-    `h P` (no bias). Project the latents to the vocabulary (the tied
-    embedding, `(..., K, latent_dim) -> (..., K, vocab)`) and combine with
-    `MixtureLogProbabilities`.
-
-    Args:
-        num_experts: Positive integer `K`.
-        latent_dim: Positive integer, width of each latent (the embedding
-            width when the projection is tied).
-        kernel_initializer: Initializer of `latent_kernel` and `prior_kernel`.
-        **kwargs: Base layer arguments.
-
-    Call arguments:
-        h: `(..., features)`.
-
-    Returns:
-        `latents` `(..., K, latent_dim)` and `prior_logits` `(..., K)`.
-
-    Example:
-
-    ```python
-    latents, prior = MixtureOfSoftmaxes(15, 400)(h)        # h: (B, T, 400)
-    log_p = MixtureLogProbabilities()([prior, embedding(latents, reverse=True)])
-    ```
-    """
-
-    def __init__(self, num_experts, latent_dim, kernel_initializer="glorot_uniform", **kwargs):
-        validation.positive_int("num_experts", num_experts)
-        validation.positive_int("latent_dim", latent_dim)
-        super().__init__(**kwargs)
-        self.num_experts = int(num_experts)
-        self.latent_dim = int(latent_dim)
-        self.kernel_initializer = keras.initializers.get(kernel_initializer)
-
-    def build(self, h_shape):
-        features = int(h_shape[-1])
-        self.latent_kernel = self.add_weight(
-            shape=(features, self.num_experts * self.latent_dim), name="latent_kernel",
-            initializer=self.kernel_initializer,
-        )
-        self.latent_bias = self.add_weight(
-            shape=(self.num_experts * self.latent_dim,), name="latent_bias", initializer="zeros"
-        )
-        self.prior_kernel = self.add_weight(
-            shape=(features, self.num_experts), name="prior_kernel",
-            initializer=self.kernel_initializer,
-        )
-
-    def compute_output_shape(self, h_shape):
-        lead = tuple(h_shape[:-1])
-        return lead + (self.num_experts, self.latent_dim), lead + (self.num_experts,)
-
-    def call(self, h):
-        latent = ops.tanh(ops.matmul(h, self.latent_kernel) + self.latent_bias)
-        shape = ops.shape(h)[:-1] + (self.num_experts, self.latent_dim)
-        return ops.reshape(latent, shape), ops.matmul(h, self.prior_kernel)
-
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "num_experts": self.num_experts,
-            "latent_dim": self.latent_dim,
-            "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
-        }
-
-
-@keras.saving.register_keras_serializable(package="keras_seq")
-class MixtureLogProbabilities(keras.layers.Layer):
-    """`log sum_k softmax(prior)_k softmax(logits_k)`, by log-sum-exp.
-
-    Call arguments:
-        inputs: `[prior_logits (..., K), expert_logits (..., K, vocab)]`.
-
-    Returns:
-        Log-probabilities `(..., vocab)`: `exp` of them sums to one. They are
-        also valid logits (`softmax` of them gives the same probabilities),
-        so `from_logits=True` losses and metrics apply unchanged.
-    """
-
-    def compute_output_shape(self, input_shape):
-        return tuple(input_shape[1][:-2]) + (input_shape[1][-1],)
-
-    def call(self, inputs):
-        prior_logits, expert_logits = inputs
-        log_prior = ops.log_softmax(prior_logits, axis=-1)
-        log_experts = ops.log_softmax(expert_logits, axis=-1)
-        return ops.logsumexp(ops.expand_dims(log_prior, -1) + log_experts, axis=-2)
-
-
-class ResetStates(keras.callbacks.Callback):
-    """Zeroes the stored state of every stateful `TrellisBlock` (and Keras
-    RNN) of the model at the start of each epoch, and before evaluation and
-    prediction (so validation starts from a clean history, as the reference
-    code's `init_hidden` does)."""
-
-    def _reset(self):
-        for layer in self.model._flatten_layers(include_self=False):
-            if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
-                layer.reset_states()
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self._reset()
-
-    def on_test_begin(self, logs=None):
-        self._reset()
-
-    def on_predict_begin(self, logs=None):
-        self._reset()
-
-
-def _variational_dropout(x, rate, seed, name):
-    if not rate:
-        return x
-    noise_shape = (None, 1, x.shape[-1]) if len(x.shape) == 3 else None
-    return keras.layers.Dropout(rate, noise_shape=noise_shape, seed=seed, name=name)(x)
-
-
-@keras.saving.register_keras_serializable(package="keras_seq")
-class DeepSupervisionLoss(keras.losses.Loss):
-    """A loss averaged over the auxiliary outputs of a TrellisNet (Appendix B,
-    deep supervision): the targets `y_true` (those of the main output) are
-    broadcast over the `num_aux` axis (`-2`) of `y_pred`
-    `(batch, [time,] num_aux, classes)`.
-
-    Args:
-        loss: The main output's loss (name, function or `keras.losses.Loss`).
-        name, reduction, dtype: As in `keras.losses.Loss`.
-    """
-
-    def __init__(self, loss, name="deep_supervision", reduction="sum_over_batch_size", dtype=None):
-        super().__init__(name=name, reduction=reduction, dtype=dtype)
-        self.loss = keras.losses.get(loss)
-
-    def call(self, y_true, y_pred):
-        y_true = ops.convert_to_tensor(y_true)
-        if len(y_true.shape) == len(y_pred.shape) - 1:  # dense targets
-            y_true = ops.broadcast_to(ops.expand_dims(y_true, -2), ops.shape(y_pred))
-        else:  # sparse class ids
-            y_true = ops.broadcast_to(ops.expand_dims(y_true, -1), ops.shape(y_pred)[:-1])
-        if isinstance(self.loss, keras.losses.Loss):
-            per_output = self.loss.call(y_true, y_pred)
+                def head(h):
+                    latents, prior_logits = latent(h)
+                    return mixture([prior_logits, project(latents)])
         else:
-            per_output = self.loss(y_true, y_pred)
-        # (batch, [time,] num_aux) -> the main loss's shape, so per-step
-        # sample weights apply to the auxiliary loss unchanged.
-        return ops.mean(per_output, axis=-1)
+            validation.positive_int("input_dim", input_dim)
+            validation.positive_int("num_outputs", num_outputs)
+            inputs = keras.Input(
+                (sequence_length, input_dim), batch_size=batch_size, name="features"
+            )
+            x = inputs
+            if embedding_dim is not None:
+                x = keras.layers.Dense(embedding_dim, name="input_projection")(x)
+            head = keras.layers.Dense(num_outputs, activation=output_activation, name="head")
 
-    def get_config(self):
-        return {**super().get_config(), "loss": keras.losses.serialize(self.loss)}
+        # === Block, output dropout and head ===
+        x = variational_dropout(x, input_dropout, seed, "input_dropout")
+        block = TrellisBlock(
+            hidden_units, output_units, num_levels, aux_frequency=aux_frequency,
+            stateful=stateful, seed=seed, name="trellis", **block_options,
+        )
+        outputs = block(x)
+        h, aux = outputs if aux_frequency is not None else (outputs, None)
+        if not return_sequences:
+            h = h[:, -1]
+            aux = None if aux is None else aux[:, -1]
+        h = variational_dropout(h, output_dropout, seed, "output_dropout")
+        outputs = head(h) if aux is None else {"output": head(h), "aux": head(aux)}
+        super().__init__(inputs=inputs, outputs=outputs, name=name, trainable=trainable)
+
+        # === Config ===
+        self.hidden_units = hidden_units
+        self.output_units = output_units
+        self.num_levels = num_levels
+        self.vocab_size = vocab_size
+        self.input_dim = input_dim
+        self.embedding_dim = embedding_dim
+        self.num_outputs = num_outputs
+        self.return_sequences = return_sequences
+        self.output_activation = output_activation
+        self.tie_weights = tie_weights
+        self.input_dropout = input_dropout
+        self.output_dropout = output_dropout
+        self.aux_frequency = aux_frequency
+        self.sequence_length = sequence_length
+        self.embedding_dropout = embedding_dropout
+        self.num_experts = num_experts
+        self.stateful = stateful
+        self.batch_size = batch_size
+        self.seed = seed
 
     @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config["loss"] = keras.losses.deserialize(config["loss"])
-        return cls(**config)
+    def block_options(cls):
+        """The `TrellisBlock` options the model passes through (`**block_options`),
+        as a dict from name to default."""
+        return _block_option_defaults()
 
+    def get_config(self):
+        # Not `Functional.get_config()`: that is the layer graph, which the
+        # constructor does not take. The block options are read back from
+        # the block, serialised by it and complete (defaults included).
+        block = self.get_layer("trellis").get_config()
+        return {
+            "hidden_units": self.hidden_units,
+            "output_units": self.output_units,
+            "num_levels": self.num_levels,
+            "vocab_size": self.vocab_size,
+            "input_dim": self.input_dim,
+            "embedding_dim": self.embedding_dim,
+            "num_outputs": self.num_outputs,
+            "return_sequences": self.return_sequences,
+            "output_activation": _serialize_activation(self.output_activation),
+            "tie_weights": self.tie_weights,
+            "input_dropout": self.input_dropout,
+            "output_dropout": self.output_dropout,
+            "aux_frequency": self.aux_frequency,
+            "sequence_length": self.sequence_length,
+            "embedding_dropout": self.embedding_dropout,
+            "num_experts": self.num_experts,
+            "stateful": self.stateful,
+            "batch_size": self.batch_size,
+            "seed": self.seed,
+            "name": self.name,
+            "trainable": self.trainable,
+            **{option: block[option] for option in self.block_options()},
+        }
 
-def deep_supervision(loss, aux_weight):
-    """`compile` arguments for a TrellisNet with auxiliary outputs: the main
-    loss with weight 1 and the auxiliary loss with weight `aux_weight`
-    (lambda)."""
-    if not isinstance(aux_weight, (int, float)) or aux_weight < 0:
-        raise ValueError(f"`aux_weight` must be a number >= 0; got {aux_weight!r}.")
-    return {
-        "loss": {"output": loss, "aux": DeepSupervisionLoss(loss)},
-        "loss_weights": {"output": 1.0, "aux": float(aux_weight)},
-    }
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        # The default for functional models would rebuild a plain
+        # `keras.Model` from a layer graph; this config is the constructor's.
+        with keras.saving.custom_object_scope(custom_objects or {}):
+            return cls(**config)
