@@ -104,12 +104,9 @@ def _evaluate(args):
     splits = data.info(recipe.dataset).splits
     if args.split not in splits:
         raise ValueError(f"unknown split {args.split!r} of {recipe.dataset}; it has {', '.join(splits)}.")
-    from keras_seq.zoo import registry
     from keras_seq.zoo import runs
 
-    if not registry.family(recipe.builder).saves_keras_model:
-        raise ValueError(f"{recipe.name} ({recipe.builder}) has no saved Keras model to evaluate; "
-                         f"`keras-seq train {recipe.name}` refits it and writes its test metrics.")
+    train.check_saves_keras_model(recipe)
 
     path = args.model
     if path is None:
@@ -244,19 +241,20 @@ def _parser():
     evaluate.add_argument("--split", default="test", help="a split of the recipe's dataset")
     evaluate.add_argument("--quick", action="store_true", help="the --quick subset of the split")
     evaluate.set_defaults(run=_evaluate)
-    import importlib
-
     # Commands whose module defines its own arguments (none of them imports Keras at import time).
+    from keras_seq.tuning import cli as tuning_cli
+    from keras_seq.zoo import quickstart
+    from keras_seq.zoo import results
+    from keras_seq.zoo import selection
+
     for name, module, text, run in (
-        ("results", "keras_seq.zoo.results", "train missing (recipe, seed) records and rebuild RESULTS.md from them",
-         _results),
-        ("select", "keras_seq.zoo.selection", "choose a recipe's grid point (size, regularisation) on validation",
-         _select),
-        ("quickstart", "keras_seq.zoo.quickstart", "SCRBM vs LSTM on a download-free labelling task", _quickstart),
-        ("tune", "keras_seq.tuning.cli", "resumable KerasTuner search over a recipe (needs keras-tuner)", _tune),
+        ("results", results, "train missing (recipe, seed) records and rebuild RESULTS.md from them", _results),
+        ("select", selection, "choose a recipe's grid point (size, regularisation) on validation", _select),
+        ("quickstart", quickstart, "SCRBM vs LSTM on a download-free labelling task", _quickstart),
+        ("tune", tuning_cli, "resumable KerasTuner search over a recipe (needs keras-tuner)", _tune),
     ):
         sub = command(name, text)
-        importlib.import_module(module).add_arguments(sub)
+        module.add_arguments(sub)
         sub.set_defaults(run=run)
     return parser
 

@@ -6,8 +6,9 @@ on the recipe's zoo pipelines (`train.recipe_dataset`), so a trial is a zoo
 training run with other model arguments. The objective is the *predictor's*
 validation score (for the SCRBM, Algorithm 1, not the teacher-forcing
 trainer), checked every `check_every` epochs with early stopping after
-`patience_checks` checks without improvement; the best check's weights are
-restored, and `fit` returns a dict of the predictor's validation metrics.
+`patience_checks` checks without improvement (`zoo.train.selection_callbacks`,
+as every zoo run selects); the best check's weights are restored, and `fit`
+returns a dict of the predictor's validation metrics.
 """
 
 import dataclasses
@@ -37,54 +38,6 @@ def family_of(recipe):
     if "trellis" in recipe.builder:
         return "trellisnet"
     raise ValueError(f"Recipe {recipe.name!r} (builder {recipe.builder!r}, kind {kind!r}) has no tuning family.")
-
-
-class PredictorCheck(keras.callbacks.Callback):
-    """Every `every` epochs (and at the last epoch) reads the predictor's
-    validation score, writes it to the epoch logs as `name` (so KerasTuner's
-    best-epoch checkpoint follows it), stops after `patience` checks without
-    improvement and restores the best check's weights at the end.
-
-    `score(logs)` returns the score: from the trainer's logs when the
-    predictor is the trainer, else by evaluating the predictor. Between
-    checks the logs carry the best score so far (NaN before the first)."""
-
-    def __init__(self, name, mode, score, every=1, patience=10):
-        super().__init__()
-        self.name, self.mode, self.score = name, mode, score
-        self.every, self.patience = int(every), int(patience)
-
-    def _better(self, value, best):
-        if math.isnan(value):
-            return False
-        return value < best if self.mode == "min" else value > best
-
-    def on_train_begin(self, logs=None):
-        self.best = math.inf if self.mode == "min" else -math.inf
-        self.best_weights, self.best_epoch, self.wait, self.checks = None, None, 0, 0
-        self.epochs_run = 0
-
-    def on_epoch_end(self, epoch, logs=None):
-        logs = logs if logs is not None else {}
-        self.epochs_run = epoch + 1
-        last = epoch + 1 >= (self.params or {}).get("epochs", math.inf)
-        if (epoch + 1) % self.every and not last:
-            logs[self.name] = self.best if self.checks else math.nan
-            return
-        self.checks += 1
-        value = float(self.score(logs))
-        if self._better(value, self.best):
-            self.best, self.best_epoch, self.wait = value, epoch, 0
-            self.best_weights = self.model.get_weights()
-        else:
-            self.wait += 1
-            if self.wait >= self.patience:
-                self.model.stop_training = True
-        logs[self.name] = value
-
-    def on_train_end(self, logs=None):
-        if self.best_weights is not None:
-            self.model.set_weights(self.best_weights)
 
 
 class RecipeHyperModel(kt.HyperModel):
@@ -130,10 +83,8 @@ class RecipeHyperModel(kt.HyperModel):
         self.recipe, self.space = recipe, space
         self.data_dir, self.quick, self.seed, self.verbose = data_dir, quick, seed, verbose
         self.epochs = epochs or (1 if quick else recipe.epochs)
-        self.metric = recipe.monitor[len("val_"):] if recipe.monitor.startswith("val_") else recipe.monitor
         self.objective = kt.Objective(f"predictor_{recipe.monitor}", recipe.monitor_mode)
         self._data = None
-        self._models = None
         self._built = None
         self._check_builder_arguments()
 
@@ -144,12 +95,6 @@ class RecipeHyperModel(kt.HyperModel):
 
     def builder(self):
         return registry.family(self.recipe.builder).build
-
-    def trainer_data(self, dataset):
-        """The trainer's view of a pipeline, as zoo.train.run makes it
-        (e.g. deep supervision: one target per output)."""
-        dataset_map = self._built.dataset_map if self._built else None
-        return dataset.map(dataset_map) if dataset_map else dataset
 
     # -----------------------------------------------------------------------
     def _check_builder_arguments(self):
@@ -177,7 +122,6 @@ class RecipeHyperModel(kt.HyperModel):
         values = self.space.define(hp)
         keras.utils.set_random_seed(self.seed)
         self._built = self.build_models(self.builder_arguments(values))
-        self._models = tuple(self._built)
         return self._built.trainer
 
     def datasets(self):
@@ -191,41 +135,33 @@ class RecipeHyperModel(kt.HyperModel):
             self._data = (training, valid, valid_predictor)
         return self._data
 
-    def fit(self, hp, model, *args, callbacks=None, epochs=None, verbose=None, **kwargs):
+    def fit(self, hp, model, *args, callbacks=None, epochs=None, verbose=None, initial_epoch=0, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.fit trains on the recipe's pipelines; it takes no "
+                            f"data or fit arguments (got {len(args)} positional, {sorted(kwargs)}).")
         start = time.perf_counter()
+        built = self._built
+        if built is None or built.trainer is not model:
+            raise ValueError("fit() trains the model that this hypermodel's build() returned last.")
         training, valid, valid_predictor = self.datasets()
-        predictor = self._models[1] if self._models and self._models[0] is model else model
-        extra_callbacks = list(self._built.callbacks if self._built and self._built.trainer is model else ())
-
-        def evaluate_predictor():
-            return predictor.evaluate(valid_predictor, return_dict=True, verbose=0, callbacks=extra_callbacks)
-
-        def score(logs):  # the trainer's own validation logs when it is the predictor
-            if predictor is model and self.recipe.monitor in logs:
-                return logs[self.recipe.monitor]
-            return evaluate_predictor()[self.metric]
-
-        every = hp.values.get("check_every", getattr(self.recipe, "check_every", 1))
-        check = PredictorCheck(
-            self.objective.name, self.objective.direction, score, every=every,
-            patience=hp.values.get("patience_checks", self.recipe.patience),
-        )
-        model.fit(
-            self.trainer_data(training), validation_data=self.trainer_data(valid),
-            validation_freq=every, epochs=epochs or self.epochs,
-            callbacks=extra_callbacks + [check] + list(callbacks or []),
-            verbose=self.verbose if verbose is None else verbose, **kwargs,
-        )
-        results = {f"predictor_val_{k}": float(v) for k, v in evaluate_predictor().items()}
-        results[self.objective.name] = float(check.best) if check.checks else math.nan
-        results["epochs_run"] = float(check.epochs_run)
+        every = hp.values.get("check_every", self.recipe.check_every)
+        selecting, stopper = train.selection_callbacks(
+            self.recipe, built, valid, every=every, patience=hp.values.get("patience_checks"),
+            log_as=self.objective.name)
+        history = train.fit(built, training, valid, epochs or self.epochs, every,
+                            [*selecting, *(callbacks or [])], self.verbose if verbose is None else verbose,
+                            initial_epoch=initial_epoch)  # Hyperband continues a model
+        scores = built.predictor.evaluate(valid_predictor, return_dict=True, verbose=0, callbacks=list(built.callbacks))
+        results = {f"predictor_val_{k}": float(v) for k, v in scores.items()}
+        results[self.objective.name] = stopper.best[stopper.monitor] if stopper.best_epoch else math.nan
+        results["epochs_run"] = float(len(history["loss"]))
         results["trial_seconds"] = round(time.perf_counter() - start, 1)
         return results
 
     @property
     def predictor(self):
         """The predictor of the model last built (shares the trainer's weights)."""
-        return None if self._models is None else self._models[1]
+        return None if self._built is None else self._built.predictor
 
 
 class LMNHyperModel(RecipeHyperModel):

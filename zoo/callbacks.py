@@ -1,6 +1,6 @@
 """Training callbacks of the zoo: early stopping on a validation schedule
 sparser than every epoch, validation of the predicting model, a wall-time
-budget, and the record of why a run stopped.
+budget, the record of why a run stopped, and training time per epoch.
 
 The SCRBM paper (Sec. 4.2) checks the validation metric every 10 epochs and
 stops once 5 consecutive checks have not beaten the best one. Train with
@@ -37,6 +37,10 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         patience: Checks without improvement before stopping.
         restore_best_weights: Restore the weights of the best check.
         progress: `(key, mode)` pairs watched for patience only.
+        log_as: If given, every epoch's logs get this key: the monitored
+            value at a check, the best check's value between checks (NaN
+            before the first). KerasTuner reads its objective from every
+            epoch's logs.
 
     Example:
 
@@ -45,7 +49,7 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
     """
 
     def __init__(self, monitor="val_loss", mode="min", every=1, patience=0, restore_best_weights=True,
-                 progress=()):
+                 progress=(), log_as=None):
         super().__init__()
         for key, direction in ((monitor, mode), *progress):
             if direction not in ("min", "max"):
@@ -58,6 +62,7 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         self.patience = int(patience)
         self.restore_best_weights = restore_best_weights
         self.progress = tuple((key, direction) for key, direction in progress if key != monitor)
+        self.log_as = log_as
         self._resumed = None
 
     def on_train_begin(self, logs=None):
@@ -98,9 +103,13 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         return value < self.best[key] if direction == "min" else value > self.best[key]
 
     def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
         if (epoch + 1) % self.every:
+            if self.log_as:
+                logs[self.log_as] = self.best[self.monitor] if self.best_epoch is not None else np.nan
             return
-        logs = logs or {}
+        if self.log_as and self.monitor in logs:
+            logs[self.log_as] = float(logs[self.monitor])
         improved = False
         for key, direction in ((self.monitor, self.mode), *self.progress):
             if key not in logs:
@@ -159,28 +168,6 @@ class PredictorValidation(keras.callbacks.Callback):
         logs.update({f"val_{key}": float(value) for key, value in scores.items()})
 
 
-def early_stopping(monitor, mode, patience, every=1, progress=()):
-    """The early-stopping callback of a recipe (`PeriodicEarlyStopping`,
-    best weights restored).
-
-    Args:
-        monitor: Key of the logs that selects the model.
-        mode: `"min"` or `"max"`.
-        patience: Checks (epochs when `every == 1`) without improvement.
-        every: Epochs between validation checks.
-        progress: `(key, mode)` pairs that also count as improvement.
-
-    Returns:
-        A `PeriodicEarlyStopping`.
-
-    Example:
-
-    >>> early_stopping("val_frame_accuracy", "max", patience=20, progress=[("val_frame_nll", "min")])
-    """
-    return PeriodicEarlyStopping(monitor, mode, every=every, patience=patience, restore_best_weights=True,
-                                 progress=progress)
-
-
 def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
     """Why a run ended, as its record keeps it: `reason` is
     `"early_stopping"` (patience ran out: the run converged),
@@ -225,21 +212,31 @@ class TimeBudget(keras.callbacks.Callback):
     of wall time since training began; that epoch's validation still runs.
     `stopped` tells whether the budget, not the epoch limit, ended it.
 
+    Args:
+        seconds: The wall-time budget.
+        start: A `time.perf_counter()` reading to count from instead of the
+            start of each `fit`: one budget over several `fit` calls (e.g.
+            the stages of a curriculum).
+
     Example:
 
     >>> model.fit(train, epochs=200, callbacks=[TimeBudget(600)])
     """
 
-    def __init__(self, seconds):
+    def __init__(self, seconds, start=None):
         super().__init__()
         if not seconds > 0:
             raise ValueError(f"The time budget must be a positive number of seconds; got {seconds!r}.")
         self.seconds = float(seconds)
         self.stopped = False
+        self._clock = start
         self._elapsed_before = 0.0
 
     def on_train_begin(self, logs=None):
-        self.start = time.perf_counter() - self._elapsed_before  # a resumed run keeps its spent time
+        if self._clock is not None:
+            self.start = self._clock
+        else:
+            self.start = time.perf_counter() - self._elapsed_before  # a resumed run keeps its spent time
         self._elapsed_before = 0.0
         self.stopped = False
 
@@ -253,3 +250,37 @@ class TimeBudget(keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         if time.perf_counter() - self.start > self.seconds:
             self.model.stop_training = self.stopped = True
+
+
+class EpochTimes(keras.callbacks.Callback):
+    """Training seconds of each epoch, its validation pass excluded, in
+    `seconds` (the first epoch includes tracing and XLA compilation).
+
+    Example:
+
+    >>> times = EpochTimes()
+    >>> model.fit(train, validation_data=valid, epochs=5, callbacks=[times])
+    >>> times.steady_seconds()  # the median epoch after the first
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.seconds = []
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._start, self._stop = time.perf_counter(), None
+
+    def on_test_begin(self, logs=None):
+        if self._stop is None:
+            self._stop = time.perf_counter()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.seconds.append((self._stop or time.perf_counter()) - self._start)
+
+    def steady_seconds(self):
+        """The median training time of the epochs after the first (the first's
+        when there is only one)."""
+        later = sorted(self.seconds[1:]) or self.seconds[:1]
+        if not later:
+            raise ValueError("No epoch has been timed yet.")
+        return later[len(later) // 2]

@@ -139,6 +139,8 @@ _LABELLING = (
 )
 # The recurrent labelling baselines' regularisation, chosen on validation.
 _LABELLING_GRID = {"dropout": (0.0, 0.2, 0.5), "l2": (0.0, 1e-5, 1e-4)}
+# The SCRBM paper's model selection (Sec. 4.2): hidden units and learning rate.
+_SCRBM_GRID = {"units": (100, 250, 500), "learning_rate": (1e-3, 3e-3)}
 for dataset, options, valid_split, stem, published in _LABELLING:
     for kind in ("scrbm", "lstm", "gru", "simple_rnn"):
         units = 1000 if stem == "ocr_cv" and kind == "scrbm" else 100
@@ -156,7 +158,7 @@ for dataset, options, valid_split, stem, published in _LABELLING:
                 monitor_mode="min",
                 **_SCRBM_EARLY_STOPPING,
                 paper=PaperNumber(published[kind] / 100, "sequence_error", _SCRBM) if kind in published else None,
-                grid={} if kind == "scrbm" else _LABELLING_GRID,
+                grid={} if not valid_split else _SCRBM_GRID if kind == "scrbm" else _LABELLING_GRID,
                 quick_model={"units": 8},
             )
         )
@@ -270,7 +272,7 @@ add(
                "learning_rate": 2e-3},
         description="TrellisNet character LM on PTB: stateful history repackaging, deep supervision",
         batch_size=24,
-        monitor="val_output_bits_per_event",
+        monitor="val_bits_per_event",
         monitor_mode="min",
         paper=PaperNumber(1.158, "bits_per_event", _TRELLIS),
         quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3,
@@ -287,7 +289,7 @@ add(
                "aux_weight": 0.3, "aux_frequency": 8, "stateful": True, "learning_rate": 2e-3},
         description="ptb_char_trellisnet shrunk to CPU size (width 128, 16 levels)",
         batch_size=24,
-        monitor="val_output_bits_per_event",
+        monitor="val_bits_per_event",
         monitor_mode="min",
         paper=PaperNumber(1.158, "bits_per_event", _TRELLIS + " (full-size model)"),
         quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3,
@@ -307,7 +309,7 @@ add(
                "stateful": True, "optimizer": "sgd", "learning_rate": 20.0, "clipnorm": 0.225},
         description="TrellisNet word LM on PTB with a mixture of softmaxes, stateful, deep supervision",
         batch_size=16,
-        monitor="val_output_perplexity",
+        monitor="val_perplexity",
         monitor_mode="min",
         paper=PaperNumber(54.19, "perplexity", _TRELLIS + " (with MoS; about 57 without)"),
         quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3,

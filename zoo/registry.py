@@ -33,6 +33,10 @@ class Built:
         callbacks: Callbacks that training, evaluation and prediction need
             (stateful resets).
         pretraining_report: What a pretraining step measured (JSON-able), or None.
+        trainer_metric_prefix: How the trainer's logs name the predictor's
+            metrics: `m` is logged as `prefix + m` (deep supervision's
+            outputs dict: `"output_"`); validation selects on the key that
+            names the predictor's output.
     """
 
     trainer: object
@@ -40,6 +44,7 @@ class Built:
     dataset_map: object = None
     callbacks: tuple = ()
     pretraining_report: dict | None = None
+    trainer_metric_prefix: str = ""
 
     def __iter__(self):
         return iter((self.trainer, self.predictor))

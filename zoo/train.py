@@ -28,10 +28,13 @@ def quick_sequences(sequences):
     return data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])
 
 
-def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, seed=0, fixed_shapes=False):
+def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, seed=0, fixed_shapes=False,
+                   batch_size=None):
     """The recipe's batches of one split, a `tf.data.Dataset` of `(x, y, w)`
     (`((x, y), y, w)` for teacher forcing); `quick`: `quick_sequences` of
-    it. `fixed_shapes` (for XLA on TPUs):
+    it; `batch_size`: the global batch (default: the recipe's; under a
+    distribution strategy, the per-replica batch times the replicas).
+    `fixed_shapes` (for XLA on TPUs):
     every batch padded to the split's longest sequence, and the training
     split (`shuffle=True`) drops its last partial batch, a different one
     each epoch; evaluation splits keep every sequence."""
@@ -40,17 +43,18 @@ def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, see
     sequences = data.load_arrays(recipe.dataset, split, data_dir=data_dir, **recipe.data_options)
     if quick:
         sequences = quick_sequences(sequences)
+    batch_size = batch_size or recipe.batch_size
     fixed = {}
     if fixed_shapes:
-        if shuffle and 1 < len(sequences) < recipe.batch_size:
+        if shuffle and 1 < len(sequences) < batch_size:
             raise ValueError(
                 f"{recipe.name}: fixed shapes drop the last partial training batch, and the {split} "
-                f"split has fewer sequences than one batch ({len(sequences)} < {recipe.batch_size}); "
+                f"split has fewer sequences than one batch ({len(sequences)} < {batch_size}); "
                 "train without fixed shapes (e.g. --quick runs)."
             )
         fixed = dict(drop_remainder=shuffle, max_length=int(sequences.lengths().max()))
     dataset = pipeline.make_dataset(
-        sequences, data.info(recipe.dataset), batch_size=recipe.batch_size, shuffle=shuffle, seed=seed,
+        sequences, data.info(recipe.dataset), batch_size=batch_size, shuffle=shuffle, seed=seed,
         **fixed,
     )
     if recipe.teacher_forcing:  # the trainer reads the true labels too (eq. 12)
@@ -112,20 +116,75 @@ def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
     """Test metrics of a saved predictor (`keras-seq train` writes
     `<output>/<recipe>/seed-<seed>/model.keras`) on one split of the
     recipe's dataset."""
-    family = registry.family(recipe.builder)
-    if not family.saves_keras_model:
-        raise ValueError(f"{recipe.name} ({recipe.builder}) has no saved Keras model to evaluate; "
-                         f"`keras-seq train {recipe.name}` refits it and writes its test metrics.")
+    check_saves_keras_model(recipe)
     model = keras.saving.load_model(model_path)
     dataset = recipe_dataset(recipe, split, data_dir, quick)
     dataset = predictor_inputs(recipe, dataset)
     return {k: float(v) for k, v in model.evaluate(dataset, return_dict=True, verbose=0).items()}
 
 
+def check_saves_keras_model(recipe):
+    """Raises a ValueError naming the recipe when its family leaves no Keras
+    model to evaluate (counts: `keras-seq train` refits them)."""
+    if not registry.family(recipe.builder).saves_keras_model:
+        raise ValueError(f"{recipe.name} ({recipe.builder}) has no saved Keras model to evaluate; "
+                         f"`keras-seq train {recipe.name}` refits it and writes its test metrics.")
+
+
 def predictor_inputs(recipe, dataset):
     """The batches as the predictor reads them: without the true labels
     that a teacher-forcing trainer is fed."""
     return dataset.map(lambda x, y, w: (x[0], y, w)) if recipe.teacher_forcing else dataset
+
+
+def selection_callbacks(recipe, built, valid, every=None, patience=None, log_as=None):
+    """The callbacks that select the model on validation as the recipe says:
+    the predictor's scores replace a teacher-forcing trainer's (Algorithm 1
+    is what is tested), then `PeriodicEarlyStopping` on `recipe.monitor`
+    (a predictor metric, read from the trainer's logs under
+    `built.trainer_metric_prefix`)
+    every `every` epochs (default: the recipe's `check_every`) with
+    `patience` checks (default: the recipe's) and the recipe's `progress`
+    metrics; `log_as` also writes the monitored score into the logs of every
+    epoch under that name (a KerasTuner objective).
+
+    Args:
+        recipe: The `Recipe`.
+        built: The builder's `Built`.
+        valid: The recipe's validation pipeline (`recipe_dataset`).
+
+    Returns:
+        `(callbacks, stopper)`: the list to pass to `fit`, in order, and its
+        early-stopping callback.
+    """
+    callbacks = []
+    prefix = built.trainer_metric_prefix
+    if recipe.teacher_forcing:
+        callbacks.append(zoo_callbacks.PredictorValidation(built.predictor, predictor_inputs(recipe, valid)))
+        prefix = ""
+
+    def trainer_key(key):  # the predictor's `val_m` as the trainer logs it
+        return "val_" + prefix + key[len("val_"):] if key.startswith("val_") else key
+
+    stopper = zoo_callbacks.PeriodicEarlyStopping(
+        trainer_key(recipe.monitor), recipe.monitor_mode, every=every or recipe.check_every,
+        patience=recipe.patience if patience is None else patience,
+        progress=[(trainer_key(key), mode) for key, mode in recipe.progress], log_as=log_as)
+    return callbacks + [stopper], stopper
+
+
+def fit(built, train, valid, epochs, every=1, callbacks=(), verbose=2, initial_epoch=0):
+    """Fits `built.trainer` on the pipelines (through the builder's
+    `dataset_map`), validating every `every` epochs, with the builder's own
+    callbacks first; returns the history dict. The one training loop of
+    `run` and of the KerasTuner trials (keras_seq.tuning)."""
+    if built.dataset_map:  # e.g. deep supervision: targets per output
+        train = train.map(built.dataset_map)
+        valid = None if valid is None else valid.map(built.dataset_map)
+    return built.trainer.fit(
+        train, validation_data=valid, validation_freq=every, epochs=epochs,
+        callbacks=[*built.callbacks, *callbacks], verbose=verbose, initial_epoch=initial_epoch,
+    ).history
 
 
 def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2,
@@ -157,18 +216,10 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     test = recipe_dataset(recipe, "test", data_dir, quick, fixed_shapes=fixed_shapes)
     built, arguments = build(recipe, quick, data_dir, jit_compile, steps_per_execution)
     trainer, predictor = built
-    if built.dataset_map:  # e.g. deep supervision: targets per output
-        train = train.map(built.dataset_map)
-        valid = None if valid is None else valid.map(built.dataset_map)
-    extra_callbacks = list(built.callbacks)  # e.g. stateful resets
-    callbacks = list(extra_callbacks)
     stopper = None
+    callbacks = []
     if valid is not None:
-        if recipe.teacher_forcing:  # select on the model that is tested (Algorithm 1), not the trainer
-            callbacks.append(zoo_callbacks.PredictorValidation(predictor, predictor_inputs(recipe, valid)))
-        stopper = zoo_callbacks.early_stopping(
-            recipe.monitor, recipe.monitor_mode, recipe.patience, recipe.check_every, recipe.progress)
-        callbacks.append(stopper)
+        callbacks, stopper = selection_callbacks(recipe, built, valid)
     budget = zoo_callbacks.TimeBudget(max_seconds) if max_seconds else None
     if budget is not None:
         callbacks.append(budget)
@@ -187,13 +238,10 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         checkpoint.extra["pretraining"] = pretraining
         callbacks.append(checkpoint)
     if not (checkpoint and checkpoint.extra.get("finished")):
-        history = trainer.fit(
-            train, validation_data=valid, validation_freq=recipe.check_every, epochs=epochs, callbacks=callbacks,
-            verbose=verbose, initial_epoch=initial_epoch,
-        ).history
+        history = fit(built, train, valid, epochs, recipe.check_every, callbacks, verbose, initial_epoch)
     history = checkpoint.history if checkpoint else history
     scores = predictor.evaluate(predictor_inputs(recipe, test), return_dict=True, verbose=0,
-                                callbacks=extra_callbacks)
+                                callbacks=list(built.callbacks))
     epochs_run = len(history["loss"])
     updates = int(trainer.optimizer.iterations)
     pretraining_updates = int((pretraining or {}).get("updates", 0))

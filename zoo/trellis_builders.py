@@ -2,11 +2,13 @@
 `keras_seq.models.TrellisNet` with the head, loss and metrics of the
 dataset's task (zoo.tasks), as the other builders return them."""
 
+import inspect
+
 import keras
 
-from keras_seq.models.trellisnet import ResetStates
+from keras_seq.models.callbacks import ResetStates
+from keras_seq.models.losses import deep_supervision
 from keras_seq.models.trellisnet import TrellisNet
-from keras_seq.models.trellisnet import deep_supervision
 from keras_seq.zoo import tasks
 from keras_seq.zoo.optimizers import make_optimizer
 from keras_seq.zoo.registry import Built
@@ -24,14 +26,27 @@ def _data_arguments(info, recipe):
                 vocabulary_size=info.vocabulary_size, batch_size=recipe.batch_size)
 
 
+def _with_block_options(builder):
+    """Lists `TrellisNet.block_options()` (names and defaults) in the
+    signature of `builder`, whose `**block_options` forwards them: the
+    signature is what the tuner checks tuned arguments against and filters
+    them by (`inspect.signature`), so each option is a named parameter there."""
+    signature = inspect.signature(builder)
+    own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    forwarded = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+                 for name, default in TrellisNet.block_options().items()]
+    builder.__signature__ = signature.replace(parameters=own + forwarded)
+    return builder
+
+
 @register_builder("trellisnet_model", data_arguments=_data_arguments)
+@_with_block_options
 def trellisnet_model(
     task="classification", num_classes=None, input_shape=(), vocabulary_size=None,
     batch_size=None, hidden_units=100, output_units=50, num_levels=8, embedding_dim=None,
-    kernel_size=2, dilations=(1,), dropout=0.0, input_dropout=0.0, output_dropout=0.0,
-    weight_dropout=0.0, embedding_dropout=0.0, weight_norm=True, aux_frequency=None,
-    aux_weight=0.0, num_experts=None, stateful=False, forget_bias=0.0, optimizer="adam",
-    learning_rate=1e-3, clipnorm=None, seed=None,
+    input_dropout=0.0, output_dropout=0.0, embedding_dropout=0.0, aux_frequency=None,
+    aux_weight=0.0, num_experts=None, stateful=False, optimizer="adam", learning_rate=1e-3,
+    clipnorm=None, seed=None, **block_options,
 ):
     """A TrellisNet for a `keras_seq.data` task (`DatasetInfo.task`):
 
@@ -54,14 +69,18 @@ def trellisnet_model(
     output alone (same weights). With `stateful=True` both models have a
     static `batch_size` and `callbacks` holds a `ResetStates` (epoch start,
     evaluation, prediction).
+
+    The block's options (`kernel_size`, `dilations`, `dropout`,
+    `weight_dropout`, `weight_norm`, `forget_bias`, ...; see
+    `TrellisNet.block_options()`) are passed to `TrellisNet` as given; an
+    unknown argument raises its `ValueError`.
     """
     if stateful and batch_size is None:
         raise ValueError("`stateful=True` needs `batch_size` (zoo.train passes the recipe's).")
     common = dict(
-        kernel_size=kernel_size, dilations=dilations, dropout=dropout, input_dropout=input_dropout,
-        output_dropout=output_dropout, weight_dropout=weight_dropout, weight_norm=weight_norm,
-        stateful=stateful, batch_size=batch_size if stateful else None, forget_bias=forget_bias,
-        seed=seed,
+        input_dropout=input_dropout, output_dropout=output_dropout, aux_frequency=aux_frequency,
+        stateful=stateful, batch_size=batch_size if stateful else None, seed=seed, name="trellisnet",
+        **block_options,
     )
     kind = tasks.task(task)
     if vocabulary_size is not None:
@@ -79,7 +98,7 @@ def trellisnet_model(
         model = TrellisNet(
             hidden_units, output_units, num_levels, vocab_size=vocabulary_size,
             embedding_dim=embedding_dim, tie_weights=tie, embedding_dropout=embedding_dropout,
-            num_experts=num_experts, aux_frequency=aux_frequency, name="trellisnet", **common,
+            num_experts=num_experts, **common,
         )
     else:
         (features,) = tuple(input_shape)
@@ -87,7 +106,7 @@ def trellisnet_model(
         model = TrellisNet(
             hidden_units, output_units, num_levels, input_dim=features, num_outputs=outputs,
             embedding_dim=embedding_dim, return_sequences=kind.per_step,
-            output_activation=kind.output_activation, aux_frequency=aux_frequency, name="trellisnet", **common,
+            output_activation=kind.output_activation, **common,
         )
 
     def compile_model(m, main_only):
@@ -105,4 +124,5 @@ def trellisnet_model(
     predictor = compile_model(keras.Model(model.input, model.output["output"], name="trellisnet_main"),
                               main_only=True)
     trainer = compile_model(model, main_only=False)
-    return Built(trainer, predictor, dataset_map=_deep_supervision_targets, callbacks=callbacks)
+    return Built(trainer, predictor, dataset_map=_deep_supervision_targets, callbacks=callbacks,
+                 trainer_metric_prefix="output_")

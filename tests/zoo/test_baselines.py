@@ -157,6 +157,19 @@ def test_periodic_early_stopping_on_a_scripted_schedule():
     assert model.get_weights()[0][0, 0] == 19.0  # the weights after epoch 20
 
 
+def test_log_as_writes_the_check_or_the_best_so_far_into_every_epochs_logs():
+    model = _marker_model()
+    stopper = PeriodicEarlyStopping("val_error", "min", every=2, patience=5, log_as="objective")
+    stopper.set_model(model)
+    stopper.on_train_begin()
+    logged = []
+    for epoch, value in enumerate([None, 4.0, None, 5.0, None, 2.0]):
+        logs = {} if value is None else {"val_error": value}
+        stopper.on_epoch_end(epoch, logs)
+        logged.append(logs["objective"])
+    assert np.isnan(logged[0]) and logged[1:] == [4.0, 4.0, 5.0, 4.0, 2.0]
+
+
 def test_early_stopping_waits_while_a_progress_metric_improves():
     model = _marker_model()
     stopper = PeriodicEarlyStopping("val_acc", "max", every=1, patience=2, progress=[("val_nll", "min")])

@@ -30,6 +30,41 @@ def test_time_budget_stops_at_the_first_step_past_it():
         TimeBudget(0)
 
 
+def test_time_budget_can_span_several_fits():
+    import time
+
+    from keras_seq.zoo.callbacks import TimeBudget
+
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x, y = np.zeros((8, 3), "float32"), np.zeros((8, 1), "float32")
+    start = time.perf_counter() - 5.0  # five seconds already spent, e.g. by a curriculum stage
+    budget = TimeBudget(4.0, start=start)
+    history = model.fit(x, y, batch_size=4, epochs=3, callbacks=[budget], verbose=0)
+    assert budget.stopped and len(history.history["loss"]) == 1
+    assert not TimeBudget(3600.0, start=start).stopped
+
+
+def test_epoch_times_exclude_validation_and_give_the_steady_epoch(monkeypatch):
+    from keras_seq.zoo import callbacks
+
+    clock = [0.0]
+    monkeypatch.setattr(callbacks.time, "perf_counter", lambda: clock[0])
+    times = callbacks.EpochTimes()
+    with pytest.raises(ValueError, match="No epoch"):
+        times.steady_seconds()
+    # (training, validation) seconds per epoch; the first epoch compiles
+    for epoch, (training, validation) in enumerate([(9.0, 5.0), (2.0, 5.0), (1.0, 0.0), (3.0, 5.0)]):
+        times.on_epoch_begin(epoch)
+        clock[0] += training
+        if validation:
+            times.on_test_begin()
+            clock[0] += validation
+        times.on_epoch_end(epoch)
+    assert times.seconds == [9.0, 2.0, 1.0, 3.0]
+    assert times.steady_seconds() == 2.0  # the median of the epochs after the first
+
+
 def test_planned_recipes_exist_and_filter():
     from keras_seq.zoo import recipes
     from keras_seq.zoo import results
@@ -143,4 +178,4 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     with pytest.raises(ValueError, match="outside the grid: units"):
         selection.grid_points({"dropout": (0.0,)}, {"units": (5,)})
     with pytest.raises(ValueError, match="no grid"):
-        selection.run("ocr_ms_scrbm")
+        selection.run("ocr_cv_scrbm")  # the cv protocol has no model selection
