@@ -164,3 +164,40 @@ def _jax_distribution(kind, devices):
     distribution = keras.distribution.DataParallel(devices=devices)
     keras.distribution.set_distribution(distribution)
     return distribution
+
+
+class Runtime:
+    """What a notebook or script trains on: `accelerator` ("TPU", "GPU" or
+    "CPU"), `replicas` (model copies a global batch is split over), `scope`
+    (a context-manager factory: build and compile models inside `scope()`)
+    and `strategy` (as `training_strategy` returned it)."""
+
+    def __init__(self, strategy, accelerator, replicas, scope):
+        self.strategy, self.accelerator, self.replicas, self.scope = strategy, accelerator, replicas, scope
+
+    def __repr__(self):
+        return (f"Keras {keras.__version__} on {keras.backend.backend()}: {self.accelerator}, "
+                f"{type(self.strategy).__name__}, {self.replicas} replica(s)")
+
+
+def describe(strategy):
+    """The `Runtime` of a `training_strategy()` result on the current backend.
+
+    Example:
+
+    >>> runtime = describe(training_strategy("auto"))
+    >>> with runtime.scope():
+    ...     model = make_model()
+    """
+    import contextlib
+
+    if hasattr(strategy, "scope"):  # a tf.distribute strategy
+        import tensorflow as tf
+
+        accelerator = ("TPU" if isinstance(strategy, tf.distribute.TPUStrategy)
+                       else "GPU" if tf.config.list_logical_devices("GPU") else "CPU")
+        return Runtime(strategy, accelerator, strategy.num_replicas_in_sync, strategy.scope)
+    # JAX (a distribution, if any, is set globally) or torch: nothing to enter
+    devices = keras.distribution.list_devices() if keras.backend.backend() == "jax" else ["cpu"]
+    replicas = len(devices) if strategy is not None else 1
+    return Runtime(strategy, devices[0].split(":")[0].upper(), replicas, contextlib.nullcontext)

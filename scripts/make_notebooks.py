@@ -39,7 +39,6 @@ if importlib.util.find_spec("keras_seq") is None:
 '''
 
 SETUP = '''
-import contextlib
 import os
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")  # Colab's backend (JAX works too)
@@ -56,18 +55,9 @@ from keras_seq import distribute
 # default strategy (TensorFlow places the ops on the one GPU if there is one,
 # else on the CPU). On JAX: a DataParallel over several devices, else None.
 strategy = distribute.training_strategy("auto")
-if hasattr(strategy, "scope"):  # TensorFlow
-    import tensorflow as tf
-
-    accelerator = ("TPU" if isinstance(strategy, tf.distribute.TPUStrategy)
-                   else "GPU" if tf.config.list_logical_devices("GPU") else "CPU")
-    replicas, scope = strategy.num_replicas_in_sync, strategy.scope
-else:  # JAX (the distribution, if any, is set globally) or torch
-    devices = keras.distribution.list_devices() if keras.backend.backend() == "jax" else ["cpu"]
-    accelerator = devices[0].split(":")[0].upper()
-    replicas, scope = (len(devices) if strategy is not None else 1), contextlib.nullcontext
-print(f"Keras {keras.__version__} on {keras.backend.backend()}: {accelerator}, "
-      f"{type(strategy).__name__}, {replicas} replica(s){', quick mode' if QUICK else ''}")
+runtime = distribute.describe(strategy)
+accelerator, replicas, scope = runtime.accelerator, runtime.replicas, runtime.scope
+print(f"{runtime}{', quick mode' if QUICK else ''}")
 '''
 
 RUNTIME_NOTE = (
@@ -206,24 +196,14 @@ and get sample weight 0. Chance accuracy is `1 / SYMBOLS`.
     ("code", '''
 import numpy as np
 
+from keras_seq.data import synthetic
+
 SYMBOLS, DELAY, STEPS, UNITS = 4, 2, 24, 32
 N = 256 if QUICK else 2048
 EPOCHS = 1 if QUICK else 10
 
-
-def make_data(n, seed):
-    rng = np.random.default_rng(seed)
-    symbols = rng.integers(0, SYMBOLS, size=(n, STEPS))
-    x = np.eye(SYMBOLS, dtype="float32")[symbols]  # (n, STEPS, SYMBOLS)
-    y = np.zeros_like(symbols)
-    y[:, DELAY:] = symbols[:, :-DELAY]
-    w = np.ones(symbols.shape, "float32")
-    w[:, :DELAY] = 0.0
-    return x, y, w
-
-
-x_train, y_train, w_train = make_data(N, seed=0)
-x_test, y_test, w_test = make_data(N // 4, seed=1)
+x_train, y_train, w_train = synthetic.delayed_recall(N, STEPS, SYMBOLS, DELAY, seed=0)
+x_test, y_test, w_test = synthetic.delayed_recall(N // 4, STEPS, SYMBOLS, DELAY, seed=1)
 print(x_train.shape, y_train.shape)
 '''),
     ("markdown", '''
@@ -412,41 +392,35 @@ TPU cores. Without an accelerator it runs on the CPU (slowly: TrellisNet does ab
     ("code", SETUP),
     ("code", '''
 if keras.backend.backend() == "tensorflow":
+    import tensorflow as tf
+
     for device in tf.config.list_logical_devices():
         print(device.device_type, device.name)
 '''),
     ("markdown", '''
 ## Data: fixed shapes for XLA
 
-JSB Chorales (229 / 76 / 77 chorales, downloaded once, checksum verified). JSB is small: on a
-v2-8 TPU's 8 replicas an epoch is only a few steps; on a larger dataset raise
-`PER_REPLICA_BATCH`.
+JSB Chorales (229 / 76 / 77 chorales, downloaded once, checksum verified), batched by the zoo's
+own pipeline (`train.recipe_dataset`) with `fixed_shapes=True`: every batch of a split padded to
+its longest chorale, and the training split's last partial batch dropped (a different one each
+epoch, as it is shuffled), so XLA compiles one training step. JSB is small: on a v2-8 TPU's 8
+replicas an epoch is only a few steps; on a larger dataset raise `PER_REPLICA_BATCH`.
 '''),
     ("code", '''
-import keras_seq.data as data
-from keras_seq.data import pipeline
 from keras_seq.zoo import recipes
+from keras_seq.zoo import train
 
 recipe = recipes.get("jsb_chorales_trellisnet")
-info = data.info(recipe.dataset)
 PER_REPLICA_BATCH = 4 if QUICK else 8
 GLOBAL_BATCH = PER_REPLICA_BATCH * replicas
 EPOCHS = 2 if QUICK else 20
-
-splits = {split: data.load_arrays(recipe.dataset, split) for split in ("train", "valid", "test")}
-if QUICK:  # two batches per split
-    splits = {k: data.Sequences(s.inputs[:2 * GLOBAL_BATCH], s.targets[:2 * GLOBAL_BATCH])
-              for k, s in splits.items()}
-MAX_LENGTH = int(max(s.lengths().max() for s in splits.values()))
-datasets = {
-    # Training drops its last partial batch (a different one each epoch, as it is
-    # shuffled); evaluation keeps every chorale, at the cost of one more compilation.
-    split: pipeline.make_dataset(s, info, batch_size=GLOBAL_BATCH, shuffle=split == "train",
-                                 max_length=MAX_LENGTH, drop_remainder=split == "train")
-    for split, s in splits.items()
+datasets = {  # quick mode: the first 12 chorales of each split
+    split: train.recipe_dataset(recipe, split, quick=QUICK, shuffle=split == "train", fixed_shapes=True,
+                                batch_size=GLOBAL_BATCH)
+    for split in ("train", "valid", "test")
 }
 print(f"global batch {GLOBAL_BATCH} ({PER_REPLICA_BATCH} x {replicas} replicas), "
-      f"every batch padded to {MAX_LENGTH} frames")
+      f"batch shapes {dict((split, tuple(d.element_spec[0].shape)) for split, d in datasets.items())}")
 '''),
     ("markdown", '''
 ## The model, built under the strategy
@@ -457,8 +431,6 @@ accelerator and, on a TPU, several steps per compiled call (`steps_per_execution
 host round trips.
 '''),
     ("code", '''
-from keras_seq.zoo import train
-
 STEPS_PER_EXECUTION = 8 if accelerator == "TPU" else 1
 with scope():
     (trainer, predictor), arguments = train.build(
@@ -473,37 +445,23 @@ print(f"TrellisNet: {trainer.count_params():,} parameters, {arguments['num_level
 The first epoch includes tracing and XLA compilation; the later ones show the throughput.
 '''),
     ("code", '''
-import time
+from keras_seq.zoo.callbacks import EpochTimes
 
-
-class EpochTimes(keras.callbacks.Callback):
-    """Training seconds per epoch (the validation pass excluded)."""
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self.start, self.stop = time.perf_counter(), None
-
-    def on_test_begin(self, logs=None):
-        self.stop = self.stop or time.perf_counter()
-
-    def on_epoch_end(self, epoch, logs=None):
-        seconds.append((self.stop or time.perf_counter()) - self.start)
-
-
-seconds = []
+times = EpochTimes()  # training seconds per epoch, validation excluded
 history = trainer.fit(datasets["train"], validation_data=datasets["valid"], epochs=EPOCHS,
-                      callbacks=[EpochTimes()], verbose=2)
+                      callbacks=[times], verbose=2)
 steps = sum(1 for _ in datasets["train"])
-later = sorted(seconds[1:])[len(seconds[1:]) // 2] if len(seconds) > 1 else seconds[0]
-sequences_per_second = steps * GLOBAL_BATCH / later
-print(f"{accelerator}, {replicas} replica(s): first epoch {seconds[0]:.1f} s (with compilation), "
-      f"then {later:.2f} s of training per epoch of {steps} steps = {sequences_per_second:.0f} chorales/s")
+sequences_per_second = steps * GLOBAL_BATCH / times.steady_seconds()
+print(f"{accelerator}, {replicas} replica(s): first epoch {times.seconds[0]:.1f} s (with compilation), "
+      f"then {times.steady_seconds():.2f} s of training per epoch of {steps} steps = "
+      f"{sequences_per_second:.0f} chorales/s")
 test_scores = predictor.evaluate(datasets["test"], return_dict=True, verbose=0)
 print({k: round(float(v), 4) for k, v in test_scores.items()})
 '''),
     ("code", summary_cell('''{
     "accelerator": accelerator, "strategy": type(strategy).__name__, "replicas": replicas,
-    "global_batch": GLOBAL_BATCH, "jit_compile": trainer.jit_compile, "epochs": len(seconds),
-    "first_epoch_seconds": seconds[0], "epoch_seconds": later,
+    "global_batch": GLOBAL_BATCH, "jit_compile": trainer.jit_compile, "epochs": len(times.seconds),
+    "first_epoch_seconds": times.seconds[0], "epoch_seconds": times.steady_seconds(),
     "sequences_per_second": sequences_per_second, "test": test_scores,
 }''')),
 ]

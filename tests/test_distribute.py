@@ -314,3 +314,14 @@ def test_cli_refuses_to_fit_under_several_workers_before_joining_them(monkeypatc
     monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": 0}}))
     with pytest.raises(SystemExit, match="several workers"):
         cli.main(["train", "jsb_chorales_lstm", "--quick", "--strategy", "auto"])
+
+
+def test_describe_names_the_device_replicas_and_a_scope_that_builds_models():
+    strategy = distribute.training_strategy("default")
+    runtime = distribute.describe(strategy)
+    assert runtime.accelerator == "CPU" and runtime.replicas == 1
+    assert runtime.strategy is strategy
+    with runtime.scope():
+        model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    assert model.count_params() == 8
+    assert f"on {BACKEND}: CPU" in repr(runtime) and "1 replica(s)" in repr(runtime)

@@ -1,5 +1,6 @@
 """Synthetic long-memory stress tests (TrellisNet / TCN papers), generated
-offline with a seed: the adding problem and the copy-memory task."""
+offline with a seed: the adding problem and the copy-memory task; and a
+small delayed-recall labelling task for examples."""
 
 import numpy as np
 
@@ -49,6 +50,30 @@ def copy_memory(n, delay, seed, length=10, marker="repeated"):
     targets = np.zeros((n, steps), dtype="int32")
     targets[:, -length:] = digits
     return inputs, targets
+
+
+def delayed_recall(n, steps, symbols, delay, seed):
+    """A small sequence-labelling task with memory: random symbols, one-hot
+    `x (n, steps, symbols)`; the label `y (n, steps)` at step t is the
+    symbol of step `t - delay`, and the first `delay` steps, which have
+    nothing to recall, get sample weight 0 in `w (n, steps)`. Chance
+    accuracy is `1 / symbols`.
+
+    Example:
+
+    >>> x, y, w = delayed_recall(256, steps=24, symbols=4, delay=2, seed=0)
+    >>> model.fit(x, y, sample_weight=w)
+    """
+    if not 0 < delay < steps:
+        raise ValueError(f"delayed_recall needs 0 < delay < steps; got delay={delay}, steps={steps}.")
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, symbols, size=(n, steps))
+    x = np.eye(symbols, dtype="float32")[drawn]
+    y = np.zeros_like(drawn)
+    y[:, delay:] = drawn[:, :-delay]
+    w = np.ones(drawn.shape, "float32")
+    w[:, :delay] = 0.0
+    return x, y, w
 
 
 def _adding(split, data_dir=None, steps=200, num_sequences=None):

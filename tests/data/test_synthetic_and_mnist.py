@@ -74,3 +74,17 @@ def test_mnist_offline_error_names_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(mnist, "URL", "http://127.0.0.1:9/mnist.npz")
     with pytest.raises(FileNotFoundError, match="mnist.npz"):
         data.load_arrays("seq_mnist", "test", data_dir=str(tmp_path))
+
+
+def test_delayed_recall_labels_the_symbol_seen_delay_steps_before():
+    x, y, w = synthetic.delayed_recall(16, steps=10, symbols=4, delay=3, seed=0)
+    assert x.shape == (16, 10, 4) and y.shape == w.shape == (16, 10)
+    symbols = x.argmax(-1)
+    np.testing.assert_array_equal(y[:, 3:], symbols[:, :-3])
+    np.testing.assert_array_equal(w[:, :3], 0.0)
+    np.testing.assert_array_equal(w[:, 3:], 1.0)
+    np.testing.assert_array_equal(x.sum(-1), 1.0)
+    again, _, _ = synthetic.delayed_recall(16, steps=10, symbols=4, delay=3, seed=0)
+    np.testing.assert_array_equal(x, again)
+    with pytest.raises(ValueError, match="0 < delay < steps"):
+        synthetic.delayed_recall(4, steps=3, symbols=4, delay=3, seed=0)
