@@ -210,3 +210,15 @@ def test_fixed_shapes_pad_every_batch_to_one_shape(shared_data_dir):
     assert len(shapes) == 1, shapes
     sequences = train.quick_sequences(data.load_arrays("jsb_chorales", "test", data_dir=shared_data_dir))
     assert sum(int(np.sum(w)) for _, _, w in test) == int(sequences.lengths().sum())
+
+
+def test_recipes_with_model_selection_carry_the_papers_grid():
+    from keras_seq.zoo import recipes
+
+    for name in ("ocr_ms_scrbm", "conll2000_scrbm", "wsj_pos_2000_scrbm"):  # SCRBM paper Sec. 4.2
+        assert recipes.get(name).grid == {"units": (100, 250, 500), "learning_rate": (1e-3, 3e-3)}, name
+    assert recipes.get("ocr_cv_scrbm").grid == {}  # the cv protocol fixes 1000 units, Adam 1e-3
+    assert recipes.get("jsb_chorales_lstm").grid["units"] == (50, 100, 250, 500, 750)  # LMN paper
+    for name, recipe in recipes.RECIPES.items():
+        if recipe.grid:
+            assert recipe.valid_split is not None, f"{name}: a grid needs a validation split to choose on"
