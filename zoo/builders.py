@@ -111,12 +111,12 @@ def labelling_model(
 ):
     """Per-step classification (`task`: sequence labelling or next-token
     prediction); `dropout` on the step features and on the recurrent
-    outputs, `l2` on the recurrent kernels (recurrent baselines only)."""
+    outputs, `l2` on the recurrent kernels. The SCRBM applies `dropout` to
+    its input features (one mask per sequence) and `l2` to its kernels `W`,
+    `W_hh` and `U`."""
     step_task = tasks.task(task)
     if not step_task.per_step:
         raise ValueError(f"labelling_model labels every step; the task {task!r} has one label per sequence.")
-    if kind == "scrbm" and (dropout or l2):
-        raise ValueError("`dropout` and `l2` regularise the recurrent baselines; the SCRBM recipes have neither.")
     x, features = _token_or_vector_input(input_shape, vocabulary_size, embedding_dim)
 
     def compile_model(model):  # fresh metric objects per model: they hold state
@@ -125,7 +125,8 @@ def labelling_model(
 
     if kind == "scrbm":
         labels = keras.Input((None,), dtype="int32", name="labels")
-        scrbm = SCRBM(units, num_classes, return_logits=True)
+        regularizer = {f"{w}_regularizer": keras.regularizers.L2(l2) for w in ("kernel", "recurrent", "label")}
+        scrbm = SCRBM(units, num_classes, return_logits=True, dropout=dropout, **(regularizer if l2 else {}))
         trainer = keras.Model([x, labels], scrbm(features, labels=labels), name="scrbm_teacher_forcing")
         predictor = keras.Model(x, scrbm(features), name="scrbm_algorithm_1")
         return Built(compile_model(trainer), compile_model(predictor))

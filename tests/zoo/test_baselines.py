@@ -283,3 +283,22 @@ def test_scrbm_recipes_select_on_algorithm_1_not_on_teacher_forcing(shared_data_
                                split="valid")
     assert history["val_sequence_error"][0] == pytest.approx(predictor["sequence_error"], abs=1e-6)
     assert record["stopping"]["monitor"] == "val_sequence_error" and record["stopping"]["best_epoch"] == 10
+
+
+# --- regularised SCRBM ----------------------------------------------------------
+
+
+def test_scrbm_labeller_takes_input_dropout_and_l2_on_its_three_kernels(rng):
+    plain = builders.labelling_model(kind="scrbm", num_classes=3, input_shape=(4,), units=5)
+    built = builders.labelling_model(kind="scrbm", num_classes=3, input_shape=(4,), units=5, dropout=0.5, l2=1e-2)
+    (layer,) = [l for l in built.predictor.layers if l.name.startswith("scrbm")]
+    assert layer.cell.dropout == 0.5
+    assert {type(r).__name__ for r in (layer.cell.kernel_regularizer, layer.cell.recurrent_regularizer,
+                                       layer.cell.label_regularizer)} == {"L2"}
+    assert layer.cell.bias_regularizer is None
+    x = rng.normal(size=(2, 6, 4)).astype("float32")
+    y = rng.integers(0, 3, size=(2, 6))
+    assert len(built.trainer.losses) == 3 and not plain.trainer.losses
+    inference = _numpy(built.predictor(x, training=False))
+    np.testing.assert_allclose(_numpy(built.predictor(x, training=False)), inference)  # no dropout at inference
+    assert not np.allclose(_numpy(built.trainer([x, y], training=True)), _numpy(built.trainer([x, y], training=False)))

@@ -216,7 +216,7 @@ def test_recipes_with_model_selection_carry_the_papers_grid():
     from keras_seq.zoo import recipes
 
     for name in ("ocr_ms_scrbm", "conll2000_scrbm", "wsj_pos_2000_scrbm"):  # SCRBM paper Sec. 4.2
-        assert recipes.get(name).grid == {"units": (100, 250, 500), "learning_rate": (1e-3, 3e-3)}, name
+        assert recipes.get(name).grid == {"units": (100, 250, 500), "learning_rate": (1e-3, 3e-3), "dropout": (0.0, 0.5)}, name
     assert recipes.get("ocr_cv_scrbm").grid == {}  # the cv protocol fixes 1000 units, Adam 1e-3
     assert recipes.get("jsb_chorales_lstm").grid["units"] == (50, 100, 250, 500, 750)  # LMN paper
     for name, recipe in recipes.RECIPES.items():
