@@ -35,6 +35,11 @@ def find(relative_path, data_dir=None, url=None, sha256_hex=None):
     """
     for folder in search_dirs(data_dir):
         path = os.path.join(folder, relative_path)
+        if os.path.isdir(path):
+            raise IsADirectoryError(
+                f"Data file {relative_path!r}: {path!r} is a directory, not the file; "
+                "move the file there (or remove the directory) and try again."
+            )
         if os.path.isfile(path):
             if sha256_hex is not None:
                 verify(path, sha256_hex)

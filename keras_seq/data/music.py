@@ -89,7 +89,14 @@ def read_mat(path, split):
     key = _MAT_KEYS[split]
     if key not in contents:
         raise ValueError(f"{path}: no {key!r} array; found {sorted(k for k in contents if not k.startswith('__'))}.")
-    return [np.asarray(roll, dtype="uint8") for roll in contents[key].ravel()]
+    rolls = []
+    for i, roll in enumerate(contents[key].ravel()):
+        values = np.asarray(roll)
+        if values.size and not np.isin(values, (0, 1)).all():  # before uint8, which would floor 0.5 and NaN to 0
+            raise ValueError(f"{path}: sequence {i} of {key!r} is not a binary piano roll "
+                             f"(values {np.unique(values)[:5]}...).")
+        rolls.append(values.astype("uint8"))
+    return rolls
 
 
 def notes_to_roll(steps, source):
@@ -97,6 +104,8 @@ def notes_to_roll(steps, source):
     roll = np.zeros((len(steps), NUM_KEYS), dtype="uint8")
     for t, notes in enumerate(steps):
         for note in notes:
+            if isinstance(note, bool) or not float(note).is_integer():  # int() would truncate 60.7 to 60
+                raise ValueError(f"{source}: MIDI note {note!r} at step {t} is not a whole number.")
             key = int(note) - LOWEST_MIDI
             if not 0 <= key < NUM_KEYS:
                 raise ValueError(f"{source}: MIDI note {note} at step {t} is outside the piano (21..108).")

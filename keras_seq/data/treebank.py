@@ -8,6 +8,9 @@ import zipfile
 
 _MRG = re.compile(r"treebank/combined/wsj_(\d{4})\.mrg")
 _TOKEN = re.compile(r"\n|\(|\)|[^\s()]+")
+# One .mrg file of the WSJ treebank holds at most a few hundred KB; a member
+# larger than this is not a treebank file and is not read into memory.
+MAX_MEMBER_BYTES = 16 * 1024 * 1024
 
 
 def read_trees(text, source="<string>"):
@@ -90,7 +93,15 @@ def read_treebank(path):
         for member in members:
             number = int(_MRG.fullmatch(member).group(1))
             source = f"{path}:{member}"
-            text = archive.read(member).decode("latin-1")
+            size = archive.getinfo(member).file_size
+            if size > MAX_MEMBER_BYTES:  # the zip's declared size; reading stops there too
+                raise ValueError(f"{source}: {size:,} bytes, more than the {MAX_MEMBER_BYTES:,} a treebank "
+                                 "file holds; not reading it.")
+            with archive.open(member) as stream:
+                data = stream.read(MAX_MEMBER_BYTES + 1)
+            if len(data) > MAX_MEMBER_BYTES:
+                raise ValueError(f"{source}: more than {MAX_MEMBER_BYTES:,} bytes when decompressed; not reading it.")
+            text = data.decode("latin-1")
             for tree in read_trees(text, source):
                 pairs = [(w, t) for w, t in tree_leaves(tree, source) if t != "-NONE-"]
                 if pairs:

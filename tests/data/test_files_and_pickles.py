@@ -93,3 +93,11 @@ def test_truncated_pickle_is_a_clear_error(tmp_path):
     (tmp_path / "cut.pickle").write_bytes(blob[: len(blob) // 2])
     with pytest.raises(ValueError, match="corrupt or truncated"):
         safe_pickle.load(str(tmp_path / "cut.pickle"))
+
+
+def test_a_directory_where_the_file_belongs_is_named(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv(files.ENV_VAR, raising=False)
+    os.makedirs(tmp_path / "d" / "set" / "f.txt")
+    with pytest.raises(IsADirectoryError, match=r"d/set/f.txt' is a directory, not the file"):
+        files.find("set/f.txt", str(tmp_path / "d"), url="https://example.invalid/f.txt")

@@ -63,3 +63,30 @@ def test_corrupt_mat_file_names_the_problem(tmp_path):
 def test_non_binary_roll_is_rejected():
     with pytest.raises(ValueError, match="not a binary piano roll"):
         music.check_piano_rolls([np.full((3, 88), 2, "uint8")], "x.mat")
+
+
+def test_mat_values_are_checked_before_the_uint8_conversion(tmp_path, monkeypatch):
+    from scipy import io as scipy_io
+
+    roll = np.zeros((4, 88))
+    roll[1, 3] = 0.5  # uint8 would make it 0, silently
+    cell = np.empty((1,), dtype=object)
+    cell[0] = roll
+    path = str(tmp_path / "rolls.mat")
+    scipy_io.savemat(path, {"traindata": cell})
+    with pytest.raises(ValueError, match=r"rolls.mat: sequence 0 of 'traindata' is not a binary piano roll"):
+        music.read_mat(path, "train")
+    roll[1, 3] = np.nan
+    scipy_io.savemat(path, {"traindata": cell})
+    with pytest.raises(ValueError, match="not a binary piano roll"):
+        music.read_mat(path, "train")
+    roll[1, 3] = 1.0
+    scipy_io.savemat(path, {"traindata": cell})
+    (read,) = music.read_mat(path, "train")
+    assert read.dtype == np.uint8 and read[1, 3] == 1 and read.sum() == 1
+
+
+def test_fractional_midi_note_is_an_error():
+    with pytest.raises(ValueError, match=r"MIDI note 60.7 at step 1 is not a whole number"):
+        music.notes_to_roll([[60], [60.7]], "rolls.json")
+    assert music.notes_to_roll([[60.0]], "rolls.json")[0, 60 - music.LOWEST_MIDI] == 1

@@ -56,3 +56,10 @@ def test_zip_without_trees(tmp_path):
         z.writestr("README", "no trees")
     with pytest.raises(ValueError, match="no treebank/combined/wsj_NNNN.mrg members"):
         treebank.read_treebank(path)
+
+
+def test_oversized_member_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    path = _write_treebank(tmp_path / "treebank.zip", _TREE * 50)
+    monkeypatch.setattr(treebank, "MAX_MEMBER_BYTES", 100)
+    with pytest.raises(ValueError, match=r"wsj_0001.mrg: [\d,]+ bytes, more than the 100"):
+        treebank.read_treebank(path)
