@@ -13,11 +13,22 @@ import json
 import os
 import sys
 import textwrap
+import tomllib
 
-REPOSITORY = "keras-seq/keras-seq"
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+FOLDER = os.path.join(ROOT, "colab")
 BRANCH = "main"
-FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "colab")
-PIP_TARGET = f"keras-seq[zoo,tune] @ git+https://github.com/{REPOSITORY}"
+
+
+def source_url():
+    """The package's public source, as pyproject.toml's [project.urls] states it."""
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        return tomllib.load(f)["project"]["urls"]["Source"]
+
+
+SOURCE = source_url()
+REPOSITORY = SOURCE.removeprefix("https://github.com/")  # owner/name, for the Colab badges
+PIP_TARGET = f"keras-seq[zoo,tune] @ git+{SOURCE}"
 
 
 def badge(name):

@@ -37,6 +37,13 @@ def _load(name):
         return json.load(f)
 
 
+def _pyproject():
+    import tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        return tomllib.load(f)
+
+
 def _source(cell):
     return "".join(cell["source"])
 
@@ -62,9 +69,11 @@ def test_notebook_is_what_the_generator_writes(name):
 def test_notebook_has_its_badge_one_install_cell_and_no_outputs(name):
     nb = _load(name)
     assert nb["nbformat"] == 4
+    source = _pyproject()["project"]["urls"]["Source"]
+    repository = source.removeprefix("https://github.com/")
     badge = (
         "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
-        f"(https://colab.research.google.com/github/keras-seq/keras-seq/blob/main/colab/{name}.ipynb)"
+        f"(https://colab.research.google.com/github/{repository}/blob/main/colab/{name}.ipynb)"
     )
     assert nb["cells"][0]["cell_type"] == "markdown" and badge in _source(nb["cells"][0])
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
@@ -73,7 +82,7 @@ def test_notebook_has_its_badge_one_install_cell_and_no_outputs(name):
     (install,) = installs
     assert install is code[0], "the install cell comes first"
     assert len(_pip_installs(install)) == 1, "one pip install"
-    assert '"keras-seq[zoo,tune] @ git+https://github.com/keras-seq/keras-seq"' in _source(install)
+    assert f'"keras-seq[zoo,tune] @ git+{source}"' in _source(install)  # the address pyproject states
     assert 'find_spec("keras_seq") is None' in _source(install), "installs only where keras-seq is missing"
     for cell in code:
         assert cell["outputs"] == [] and cell["execution_count"] is None, "stored outputs"
