@@ -115,9 +115,10 @@ def selected_point(records_dir, name, quick=False):
     return load_record(path, keys=("recipe", "point"))["point"]
 
 
-def point_name(point):
-    """A grid point as text: `dropout=0.2_units=100`."""
-    return "_".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(point.items()))
+def point_name(point, separator="_"):
+    """A grid point as text: `dropout=0.2_units=100` (a file name), or with
+    `separator=", "` for a table."""
+    return separator.join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(point.items()))
 
 
 def grid_record_path(records_dir, name, point, quick=False):
@@ -219,7 +220,7 @@ def _row(name, rows):
         if "--data-dir" in first.get("command", ""):
             command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
     if first.get("selected_point"):
-        name += f" ({point_name(first['selected_point']).replace('_', ', ')})"
+        name += f" ({point_name(first['selected_point'], ', ')})"
     return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
             f"{epochs_text} | {convergence} | {wall:.0f} | {first['hardware']} | `{command}` |")
 

@@ -174,7 +174,7 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     assert json.load(open(records / "ocr_ms_lstm" / "seed-1.json"))["epochs_run"] == 10  # seed 1: trained
     assert record["selected_point"] == choice["point"]
     assert record["model"]["dropout"] == choice["point"]["dropout"]
-    assert f"| ocr_ms_lstm ({results.point_name(choice['point']).replace('_', ', ')}) |" in (tmp_path / "R.md").read_text()
+    assert f"| ocr_ms_lstm ({results.point_name(choice['point'], ', ')}) |" in (tmp_path / "R.md").read_text()
     with pytest.raises(ValueError, match="outside the grid: units"):
         selection.grid_points({"dropout": (0.0,)}, {"units": (5,)})
     with pytest.raises(ValueError, match="no grid"):
