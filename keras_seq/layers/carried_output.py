@@ -50,8 +50,14 @@ class CarriedOutputRNN(RNN):
             return shapes[0], shapes[-1]
         return shapes
 
-    def call(self, sequences, initial_state=None, mask=None, training=False):
-        validation.rank(f"{self.__class__.__name__} inputs", sequences.shape, 3, "(batch, time, features)")
+    def call(self, sequences, initial_state=None, mask=None, training=False, sequences_mask=None):
+        what = f"{self.__class__.__name__} inputs"
+        validation.rank(what, sequences.shape, 3, "(batch, time, features)")
+        validation.nonempty_time(what, sequences.shape)
+        # Keras passes the mask carried by `sequences` as `sequences_mask`
+        # when the call has more than one tensor argument (`initial_state=`).
+        if mask is None:
+            mask = sequences_mask
         if initial_state is not None:
             initial_state = self._full_initial_state(initial_state, sequences)
         outputs = super().call(sequences, initial_state=initial_state, mask=mask, training=training)

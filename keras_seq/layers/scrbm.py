@@ -1,19 +1,33 @@
 """Sequence Classification RBM (Tran et al., "Linear-Time Sequence
 Classification using Restricted Boltzmann Machines").
 
-The equations live in `SCRBMCell`; `SCRBM` runs the cell over a sequence and
-adds the teacher-forcing call (`labels=`).
+The equations live in `SCRBMCell`; `SCRBM` runs them over a sequence and adds
+the teacher-forcing call (`labels=`). `SCRBM` does not step the cell through
+`keras.layers.RNN`: it projects the whole sequence (`x W + c`, and under
+teacher forcing `onehot(y) U`) in one matmul before the recurrence, whose
+steps then only add `h_{t-1} W_hh` and compute the free energy, the softmax
+and the sigmoid; the RNN machinery (states, masking, dropout masks, `stateful`,
+`go_backwards`, `unroll`) is Keras' own. Same weights, same numbers (up to
+float rounding) as the cell in `keras.layers.RNN`.
+
+The free energy's `(batch, num_classes, units)` softplus is the hot spot:
+`_softplus_sum` computes it without exponentiating that tensor and with one
+log per four units (`_fast_softplus_sum`), exactly, and recomputes its
+gradient in the backward pass instead of saving it.
 """
 
 import keras
-from keras import activations
 from keras import constraints
 from keras import initializers
 from keras import ops
 from keras import regularizers
+from keras import tree
 from keras_seq.layers import validation
 from keras_seq.layers.carried_output import CarriedOutputCell
 from keras_seq.layers.carried_output import CarriedOutputRNN
+
+# The loop `keras.layers.RNN` runs (`backend.rnn`) has no public alias.
+from keras.src import backend
 
 # Keras keeps the dropout-mask machinery of its RNN cells in this mixin; it has
 # no public alias, and `keras.layers.RNN` only pre-creates masks (which JAX's
@@ -22,13 +36,155 @@ from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
 _LOW_PRECISION = ("float16", "bfloat16")
 
+# The fast free energy (`_fast_softplus_sum`): above this pre-activation
+# `log(1 + e^z)` is split as `c + log(e^-c + e^(z - c))`, so that no exponent
+# exceeds e^20 and `_LOG_GROUP` factors `e^-c + e^(z - c)` multiply without
+# overflow before one log.
+_SHIFT_ABOVE = 20.0
+_LOG_GROUP = 4
+# The label weights of one hidden unit may span at most this much for the fast
+# free energy to be exact (it keeps those products above the smallest normal
+# float32); beyond it `_softplus_sum` takes the plain softplus.
+_MAX_LABEL_SPREAD = 40.0
+
 
 def _softplus(z):
-    """`log(1 + exp(z))`, stable for any z, exact gradient `sigmoid(z)` (also
-    at 0). Written out because it is the cell's hot spot and this form runs
-    3-5x faster than `ops.softplus` under JAX and PyTorch (bench/scrbm.py)."""
+    """`log(1 + exp(z))`, stable for any z. Written out because this form
+    runs 3-5x faster than `ops.softplus` under JAX and PyTorch."""
     magnitude = ops.abs(z)
     return 0.5 * (z + magnitude) + ops.log1p(ops.exp(-magnitude))
+
+
+def _read(variable):
+    """A weight as a tensor of its (autocast) dtype. `ops.convert_to_tensor`
+    returns TensorFlow variables as they are, which custom gradients and
+    PyTorch's autograd functions do not take."""
+    return ops.cast(variable, variable.dtype)
+
+
+def _cond(pred, true_fn, false_fn):
+    """`ops.cond`, or a plain `if` when `pred` has a value (eager), so that
+    eager calls run (and JAX traces) only the branch they take."""
+    try:
+        value = ops.convert_to_numpy(pred)
+    except Exception:  # symbolic or traced: decided at run time
+        return ops.cond(pred, true_fn, false_fn)
+    return true_fn() if bool(value) else false_fn()
+
+
+def _fast_is_exact(label_kernel):
+    """Whether `_fast_softplus_sum` is exact for these label weights (a scalar
+    boolean tensor): every unit's weights span at most `_MAX_LABEL_SPREAD`."""
+    spread = ops.max(label_kernel, axis=0) - ops.min(label_kernel, axis=0)
+    return ops.max(spread) <= _MAX_LABEL_SPREAD
+
+
+def _fast_terms(pre_activation, label_kernel):
+    """With `M_j = max_y U[y, j]`, `w = a + M`, `c = relu(w - 20)`:
+    `softplus(a_j + U[y, j]) = c_j + log(e^-c_j + e^(w_j - c_j) e^(U[y, j] - M_j))`.
+    Returns `c` `(n, units)`, `e^-c` and `e^(z - c)` `(n, K, units)`: only
+    `(n, units)` and `(K, units)` tensors are exponentiated."""
+    top = ops.max(label_kernel, axis=0)
+    w = pre_activation + top
+    shift = ops.relu(w - _SHIFT_ABOVE)
+    floor = ops.expand_dims(ops.exp(-shift), 1)
+    scaled = ops.expand_dims(ops.exp(w - shift), 1) * ops.exp(label_kernel - top)
+    return shift, floor, scaled
+
+
+def _fast_softplus_sum(pre_activation, label_kernel):
+    """`sum_j softplus(a[n, j] + U[y, j])`, `(n, K)`, with one log per
+    `_LOG_GROUP` units and no exponential of an `(n, K, units)` tensor. Exact
+    (to float rounding) for any pre-activation when
+    `_fast_is_exact(label_kernel)`: every factor `e^-c + e^(z - c)` then lies
+    in `[e^(20 - spread), 1 + e^20]`, so four multiply within float32."""
+    shift, floor, scaled = _fast_terms(pre_activation, label_kernel)
+    factors = floor + scaled
+    units = factors.shape[-1]
+    groups = _log_group(units)
+    if groups > 1:
+        # Units j, j + units/g, ... multiply: a reshape and a product, which
+        # cost less than slicing halves on TensorFlow without XLA.
+        shape = ops.shape(factors)[:-1] + (groups, units // groups)
+        # (`dtype`: PyTorch's `ops.prod` would return float64 as float32.)
+        dtype = keras.backend.standardize_dtype(factors.dtype)
+        factors = ops.prod(ops.reshape(factors, shape), axis=-2, dtype=dtype)
+    return ops.sum(ops.log(factors), axis=-1) + ops.sum(shift, axis=-1, keepdims=True)
+
+
+def _log_group(units):
+    """The largest group of units, up to `_LOG_GROUP`, that divides `units`."""
+    groups = _LOG_GROUP
+    while units % groups:
+        groups //= 2
+    return groups
+
+
+def _exact_softplus_sum(pre_activation, label_kernel):
+    """The same sum as one `(n, K, units)` softplus, stable for any values."""
+    per_class = ops.expand_dims(pre_activation, 1) + label_kernel
+    return ops.sum(_softplus(per_class), axis=-1)
+
+
+def _fast_sigmoid(pre_activation, label_kernel):
+    _, floor, scaled = _fast_terms(pre_activation, label_kernel)
+    return scaled / (floor + scaled)
+
+
+def _exact_sigmoid(pre_activation, label_kernel):
+    return ops.sigmoid(ops.expand_dims(pre_activation, 1) + label_kernel)
+
+
+def _softplus_sum(pre_activation, label_kernel):
+    """`sum_j softplus(a[n, j] + U[y, j])` for every class, `(n, K)`: the
+    free-energy term of eq. 7, the cell's hot spot.
+
+    The fast form where it is exact, else the plain softplus (a `cond` on the
+    label weights). Its gradient `sigmoid(a + U)`, contracted with the
+    upstream gradient, is recomputed from `a` and `U` in the backward pass, so
+    that no `(n, K, units)` tensor is saved per step, and the `cond` is never
+    differentiated (TensorFlow cannot differentiate one inside a loop when it
+    holds custom gradients)."""
+
+    @ops.custom_gradient
+    def softplus_sum(pre_activation, label_kernel):
+        fast = _fast_is_exact(label_kernel)
+        total = _cond(
+            fast,
+            lambda: _fast_softplus_sum(pre_activation, label_kernel),
+            lambda: _exact_softplus_sum(pre_activation, label_kernel),
+        )
+
+        def grad(*args, upstream=None):
+            upstream = args[0] if upstream is None else upstream
+            sigmoid = _cond(
+                fast,
+                lambda: _fast_sigmoid(pre_activation, label_kernel),
+                lambda: _exact_sigmoid(pre_activation, label_kernel),
+            )
+            # A batched matmul for `a` (einsum: PyTorch's `ops.matmul` would
+            # return float64 as float32) and a sum over the batch for `U`: XLA
+            # runs these faster than two sums of `upstream * sigmoid`.
+            return (
+                ops.einsum("nk,nku->nu", upstream, sigmoid),
+                ops.sum(ops.expand_dims(upstream, -1) * sigmoid, axis=0),
+            )
+
+        return total, grad
+
+    return softplus_sum(pre_activation, label_kernel)
+
+
+def _class_logits(pre_activation, label_kernel, label_bias, compute_dtype):
+    """Logits `-F(y) = b_y + sum_j softplus(a_j + U[y, j])` (eq. 6-7),
+    `(n, K)`, reduced in float32 under mixed precision."""
+    if compute_dtype in _LOW_PRECISION:
+        pre_activation = ops.cast(pre_activation, "float32")
+        label_kernel = ops.cast(label_kernel, "float32")
+    else:
+        label_kernel = _read(label_kernel)
+    total = _softplus_sum(pre_activation, label_kernel)
+    return ops.cast(total, compute_dtype) + label_bias
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")
@@ -45,8 +201,10 @@ class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
       `e_t = p_t` in inference (Algorithm 1: the expected label, not the
       argmax) and `e_t = onehot(y_t)` under teacher forcing (learning, eq. 12).
 
-    The free energy is one `(batch, num_classes, units)` softplus tensor, with
-    no loop over classes; in mixed precision it is reduced in float32.
+    The free energy is one `(batch, num_classes, units)` expression, with no
+    loop over classes (computed in the fast exact form of
+    `_fast_softplus_sum` when the label weights allow it); in mixed precision
+    it is reduced in float32.
 
     States: `[p_{t-1}, h_t]`. The hidden state `h` (`units` wide) is the
     model's memory; the previous output `p_{t-1}` (`num_classes` wide) rides
@@ -234,28 +392,45 @@ class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
             x = x * dp_mask[:, : self.input_dim]
         if training and rec_dp_mask is not None:
             h_prev = h_prev * rec_dp_mask
+        projected = ops.matmul(x, self.kernel) + self.bias
+        label_term = None if labels is None else ops.matmul(labels, self.label_kernel)
+        return self._step(
+            projected,
+            label_term,
+            h_prev,
+            self.recurrent_kernel,
+            self.label_kernel,
+            self.label_bias,
+        )
 
-        pre_activation = (
-            ops.matmul(x, self.kernel)
-            + ops.matmul(h_prev, self.recurrent_kernel)
-            + self.bias
+    def _step(
+        self,
+        projected,
+        label_term,
+        h_prev,
+        recurrent_kernel,
+        label_kernel,
+        label_bias,
+    ):
+        """The step after the input projection `projected = x_t W + c`;
+        `label_term` is `onehot(y_t) U` (teacher forcing) or `None`
+        (Algorithm 1)."""
+        pre_activation = projected + ops.matmul(h_prev, recurrent_kernel)
+        logits = _class_logits(
+            pre_activation, label_kernel, label_bias, self.compute_dtype
         )
-        logits = self.class_logits(pre_activation)
         probabilities = ops.softmax(logits, axis=-1)
-        expected_label = probabilities if labels is None else labels
-        h = activations.sigmoid(
-            pre_activation + ops.matmul(expected_label, self.label_kernel)
-        )
+        if label_term is None:
+            label_term = ops.matmul(probabilities, label_kernel)
+        h = ops.sigmoid(pre_activation + label_term)
         output = logits if self.return_logits else probabilities
         return output, [output, h]
 
     def class_logits(self, pre_activation):
         """Logits `-F(y)` of every class (eq. 6-7) from `a_t`, `(batch, K)`."""
-        per_class = ops.expand_dims(pre_activation, 1) + self.label_kernel
-        if self.compute_dtype in _LOW_PRECISION:
-            per_class = ops.cast(per_class, "float32")
-        free_energy_sum = ops.sum(_softplus(per_class), axis=-1)
-        return ops.cast(free_energy_sum, self.compute_dtype) + self.label_bias
+        return _class_logits(
+            pre_activation, self.label_kernel, self.label_bias, self.compute_dtype
+        )
 
     def _split_labels(self, inputs):
         width = inputs.shape[-1]
@@ -327,7 +502,12 @@ class SCRBM(CarriedOutputRNN):
             distributions `(batch, time, num_classes)`. Given: teacher
             forcing; absent: Algorithm 1.
         mask: Optional boolean `(batch, time)`; masked steps keep the state
-            and are excluded from losses and metrics downstream.
+            and are excluded from losses and metrics downstream. A mask
+            carried by `inputs` (after `Masking` or
+            `Embedding(mask_zero=True)`) is used on every call form,
+            `labels=` and `initial_state=` included. Leading padding works
+            too: the state stays at its initial value until the first real
+            step.
         training: Python boolean; enables dropout.
         initial_state: Optional initial hidden state `(batch, units)`.
 
@@ -396,22 +576,111 @@ class SCRBM(CarriedOutputRNN):
     ):
         return super().compute_output_shape(sequences_shape)
 
-    def call(self, sequences, labels=None, initial_state=None, mask=None, training=False):
+    def call(
+        self,
+        sequences,
+        labels=None,
+        initial_state=None,
+        mask=None,
+        training=False,
+        sequences_mask=None,
+    ):
         validation.rank("SCRBM inputs", sequences.shape, 3, "(batch, time, features)")
+        validation.nonempty_time("SCRBM inputs", sequences.shape)
+        # Keras fills in `mask` only for a call with one tensor argument;
+        # with `labels=` or `initial_state=` it passes the mask of
+        # `sequences` (from `Masking`, `Embedding(mask_zero=True)`, ...) here.
+        if mask is None:
+            mask = sequences_mask
+        cell = self.cell
         if labels is not None:
-            sequences = ops.concatenate(
-                [sequences, self._label_distribution(labels, sequences)], axis=-1
+            labels = self._label_distribution(labels, sequences, mask)
+        if cell.dropout > 0:
+            # One mask per sequence, drawn as the cell draws it from a step
+            # (features, then the label columns it never applies to), so a
+            # seed gives the same mask on both paths.
+            width = sequences.shape[-1] + (0 if labels is None else cell.num_classes)
+            dp_mask = cell.get_dropout_mask(
+                ops.ones((ops.shape(sequences)[0], width), dtype=sequences.dtype)
             )
-        return super().call(
-            sequences, initial_state=initial_state, mask=mask, training=training
+            if training:
+                features = dp_mask[:, : sequences.shape[-1]]
+                sequences = sequences * ops.expand_dims(features, 1)
+        # The input projection of every step in one matmul; under teacher
+        # forcing the label term `onehot(y_t) U` rides behind it. The RNN
+        # machinery (initial and stateful states, dropout masks, masking)
+        # then runs `inner_loop` over these projections.
+        projected = ops.matmul(sequences, cell.kernel) + cell.bias
+        if labels is not None:
+            projected = ops.concatenate(
+                [projected, ops.matmul(labels, cell.label_kernel)], axis=-1
+            )
+        try:
+            return super().call(
+                projected, initial_state=initial_state, mask=mask, training=training
+            )
+        except Exception:
+            self._maybe_reset_dropout_masks(cell)
+            raise
+
+    def inner_loop(self, sequences, initial_state, mask, training=False):
+        cell = self.cell
+        units = cell.units
+        # Read once for the whole loop (cast once under mixed precision).
+        weights = (
+            _read(cell.recurrent_kernel),
+            _read(cell.label_kernel),
+            _read(cell.label_bias),
+        )
+        recurrent_mask = None
+        if training and cell.recurrent_dropout > 0:
+            recurrent_mask = cell.get_recurrent_dropout_mask(initial_state[1])
+        copy_states = backend.backend() == "torch" and self.stateful
+        loop_options = {
+            "go_backwards": self.go_backwards,
+            "mask": mask,
+            "unroll": self.unroll,
+            "input_length": sequences.shape[1],
+            "return_all_outputs": self.return_sequences,
+        }
+
+        def hidden(states):
+            # Fresh copies on PyTorch with stateful=True, as keras.layers.RNN
+            # does, so that autograd sees no in-place change of a state.
+            if copy_states:
+                states = tree.map_structure(ops.copy, states)
+            h_prev = states[1]
+            return h_prev if recurrent_mask is None else h_prev * recurrent_mask
+
+        if sequences.shape[-1] == 2 * units:  # teacher forcing
+            # One tensor, split per step: TensorFlow's loop reads the length
+            # of a nested input from its first element's static shape.
+            def step(inputs, states):
+                projected, label_term = inputs[:, :units], inputs[:, units:]
+                return cell._step(projected, label_term, hidden(states), *weights)
+
+        else:
+
+            def step(projected, states):
+                return cell._step(projected, None, hidden(states), *weights)
+
+        return backend.rnn(
+            step,
+            sequences,
+            list(initial_state),
+            zero_output_for_mask=self.zero_output_for_mask,
+            **loop_options,
         )
 
-    def _label_distribution(self, labels, sequences):
+    def _label_distribution(self, labels, sequences, mask=None):
         num_classes = self.cell.num_classes
         validation.labels(labels, sequences.shape, num_classes)
+        failed = None
+        if not isinstance(labels, keras.KerasTensor):
+            failed = validation.label_values(labels, num_classes, mask)
         if len(labels.shape) == 2:
             labels = ops.one_hot(ops.cast(labels, "int32"), num_classes)
-        return ops.cast(labels, sequences.dtype)
+        return validation.poison(ops.cast(labels, sequences.dtype), failed)
 
     @property
     def units(self):

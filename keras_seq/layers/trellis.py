@@ -16,6 +16,7 @@ from keras import ops
 from keras import regularizers
 
 from keras_seq.layers import validation
+from keras_seq.layers.last_step import last_real_step
 
 # The spec's (and the reference code's) gate order along the 4 * hidden axis.
 GATES = ("i", "o", "g", "f")
@@ -40,9 +41,19 @@ class TrellisBlock(keras.layers.Layer):
     `U` (`input_kernel`, `(k, input_dim, 4 * hidden_units)`), `W`
     (`hidden_kernel`, `(k, hidden_units, 4 * hidden_units)`) and `b` (`bias`)
     are the same at every level, so depth costs no parameters. The input
-    convolution (with the bias) is computed once per call for each distinct
-    dilation and injected at every level. Level 0 is `h = c = 0`. The output
-    is the last `output_units` channels of `h` at the top level.
+    convolution (with the bias) is injected at every level. Level 0 is
+    `h = c = 0`. The output is the last `output_units` channels of `h` at the
+    top level.
+
+    How it is computed (the equations above are what it computes): each
+    convolution is one matmul over its taps stacked along the channels. A
+    narrow input's taps, with a ones column for `b`, join the hidden taps in
+    that matmul; a wide one's `conv_x(x) + b` is computed once per distinct
+    dilation. Level 0 reads `h = c = 0`, so it needs the hidden kernel only
+    for a nonzero history. The top level computes only the output channels
+    unless its state is returned or stored. Runs of whole cycles of
+    `dilations` without auxiliary outputs are one loop (`keras.ops`), so
+    that a compiled (XLA) program does not grow with the depth.
 
     Causal padding: the `(k - 1) d` positions before the first step of `h`,
     and the `d` positions before the first step of `c` (for `c_{t-d}`), are
@@ -158,6 +169,15 @@ class TrellisBlock(keras.layers.Layer):
             the history that fills the causal padding. When given, it
             overrides the stored state of a stateful block.
         training: Python boolean; enables dropout and weight dropout.
+        mask: Optional boolean `(batch, time)`, also taken from the input
+            (after `Masking` or `Embedding(mask_zero=True)`) and passed on
+            to the outputs. Padded steps read as zero input and, at every
+            level, hold what precedes the sequence (the history, or zeros),
+            so that padding never changes the real steps: trailing padding
+            (the convolutions are causal) and leading padding alike. The
+            returned and stored state is the one after each sequence's last
+            real step (the initial state for a row with none). Meant for
+            padding; a masked step between real ones reads as the history.
 
     Returns:
         `output` `(batch, time, output_units)`; then, if `aux_frequency`,
@@ -358,10 +378,29 @@ class TrellisBlock(keras.layers.Layer):
     # ------------------------------------------------------------------
     # Forward pass
     # ------------------------------------------------------------------
-    def call(self, sequences, initial_state=None, training=False):
+    def compute_mask(self, sequences, mask=None):
+        if mask is None:
+            return None
+        masks = [mask] + ([mask] if self.aux_frequency is not None else [])
+        masks += [None, None] if self.return_state else []
+        return masks[0] if len(masks) == 1 else masks
+
+    def call(
+        self, sequences, initial_state=None, training=False, mask=None, sequences_mask=None
+    ):
         validation.rank(
             "TrellisBlock inputs", sequences.shape, 3, "(batch, time, features)"
         )
+        validation.nonempty_time("TrellisBlock inputs", sequences.shape)
+        # Keras passes the mask of `sequences` as `sequences_mask` when the
+        # call has more than one tensor argument (`initial_state=`).
+        mask = mask if mask is not None else sequences_mask
+        step_mask = _step_mask(mask, sequences)
+        if step_mask is not None:  # padded steps read as zero input
+            sequences = ops.where(step_mask, sequences, ops.zeros_like(sequences))
+        # Without a given or stored state the history is zero, which is known
+        # when the call is traced: level 0 then reads nothing but the input.
+        zero_history = initial_state is None and not self.stateful
         if self.stateful and initial_state is None:
             h0, c0 = self._stored_state(sequences)
         else:
@@ -369,40 +408,154 @@ class TrellisBlock(keras.layers.Layer):
         input_kernel, hidden_kernel = self._kernels(
             weight_dropout=bool(training) and self.weight_dropout > 0
         )
-        injected = {  # conv_x(x) + b, once per distinct dilation
-            d: _causal_conv(sequences, input_kernel, d, pad=None) + self.bias
-            for d in sorted(set(self.dilations))
-        }
         # Variational hidden dropout: one mask on conv_h's input (history
         # padding included) at every level; the levels' outputs stay unmasked.
-        mask = self._dropout_mask(h0) if training and self.dropout > 0 else None
-        h_pad = h0 if mask is None else h0 * mask[:, 0]
-        h = c = ops.zeros_like(injected[self.dilations[0]][..., : self.hidden_units])
-        aux = []
-        for level in range(self.num_levels):
-            d = self._dilation(level)
-            h_in = h if mask is None else h * mask
-            h, c = self._level(injected[d], h_in, c, h_pad, c0, hidden_kernel, d)
-            if self.aux_frequency and (level + 1) % self.aux_frequency == 0:
+        dropout_mask = self._dropout_mask(h0) if training and self.dropout > 0 else None
+        h_pad = None if zero_history else h0 if dropout_mask is None else h0 * dropout_mask[:, 0]
+        c_pad = None if zero_history else c0
+        hidden = self.hidden_units
+
+        def keep_real_steps(h, c):
+            """Masked steps of every level hold what precedes the sequence
+            (the history `h_0`, `c_0`, or zeros), so that real steps read
+            them as the causal padding: leading padding changes nothing."""
+            if step_mask is None:
+                return h, c
+            start = hidden - h.shape[-1]
+            fills = (0.0, 0.0) if zero_history else (h0[:, None, start:], c0[:, None, start:])
+            return (
+                ops.where(step_mask, h, ops.cast(fills[0], h.dtype)),
+                ops.where(step_mask, c, ops.cast(fills[1], c.dtype)),
+            )
+
+        pre_activation = _PreActivation(
+            sequences, input_kernel, hidden_kernel, self.bias, self._level_dilations(),
+            self._fold_input(int(sequences.shape[-1])),
+        )
+        # Only the output channels of the top level are read, unless its
+        # full (h, c) is returned or stored.
+        top_channels = (
+            self.hidden_units if self.return_state or self.stateful else self.output_units
+        )
+        channels = top_channels if self.num_levels == 1 else self.hidden_units
+
+        def level_fn(level, h, c, channels=self.hidden_units):
+            h_in = h if dropout_mask is None else h * dropout_mask
+            return keep_real_steps(
+                *self._level(pre_activation, level, h_in, c, h_pad, c_pad, channels)
+            )
+
+        if step_mask is None or zero_history:
+            h, c = keep_real_steps(*self._first_level(pre_activation, h_pad, c_pad, channels))
+        else:  # level 0 reads h = c = 0 at real steps, the history at padded ones
+            zeros = ops.repeat(ops.zeros_like(sequences[..., :1]), hidden, axis=-1)
+            h, c = keep_real_steps(zeros, zeros)
+            h, c = level_fn(0, h, c, channels)
+        aux = [h[..., -self.output_units :]] if self._is_aux(0) else []
+
+        for start, cycles in self._level_plan():
+            if cycles:  # whole cycles of the dilations, one loop body
+                def cycle(_, carry, start=start):
+                    for level in range(start, start + len(self.dilations)):
+                        carry = level_fn(level, *carry)
+                    return carry
+
+                h, c = _repeat(cycle, cycles, (h, c))
+            else:
+                h, c = level_fn(start, h, c)
+                if self._is_aux(start):
+                    aux.append(h[..., -self.output_units :])
+        if self.num_levels > 1:
+            h, c = level_fn(self.num_levels - 1, h, c, top_channels)
+            if self._is_aux(self.num_levels - 1):
                 aux.append(h[..., -self.output_units :])
         outputs = [h[..., -self.output_units :]]
         if self.aux_frequency is not None:
             outputs.append(ops.stack(aux, axis=2))
+        # The state after each sequence's last real step.
+        h_last, c_last = last_real_step(h, mask), last_real_step(c, mask)
         if self.stateful:  # history repackaging: no gradient into the past
-            self.state_h.assign(ops.cast(ops.stop_gradient(h[:, -1]), self.state_h.dtype))
-            self.state_c.assign(ops.cast(ops.stop_gradient(c[:, -1]), self.state_c.dtype))
+            self.state_h.assign(ops.cast(ops.stop_gradient(h_last), self.state_h.dtype))
+            self.state_c.assign(ops.cast(ops.stop_gradient(c_last), self.state_c.dtype))
         if self.return_state:
-            outputs += [h[:, -1], c[:, -1]]
+            outputs += [h_last, c_last]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
-    def _level(self, injected, h, c, h_pad, c0, hidden_kernel, d):
+    def _level_dilations(self):
+        return [self._dilation(level) for level in range(self.num_levels)]
+
+    # Whether runs of whole dilation cycles without an auxiliary output are
+    # one loop (`_repeat`; the same weights and dilations in every cycle):
+    # the compiled program then does not grow with the depth. Tests turn it
+    # off to compare with the levels one by one.
+    _loop_cycles = True
+
+    def _level_plan(self):
+        """The levels between the first and the top: `(level, 0)` for one
+        level, `(start, n)` for `n >= 2` whole cycles of the dilations from
+        `start` (levels `start .. start + n * len(dilations) - 1`) with no
+        auxiliary output among them."""
+        period, f = len(self.dilations), self.aux_frequency
+        plan, level, top = [], 1, self.num_levels - 1
+        while level < top:
+            # The loop stops before the next auxiliary level, run on its own.
+            end = min(top, -(-(level + 1) // f) * f - 1) if f else top
+            cycles = (end - level) // period if self._loop_cycles else 0
+            if cycles >= 2:
+                plan.append((level, cycles))
+                level += cycles * period
+            stop = min(end + 1, top)
+            plan.extend((single, 0) for single in range(level, stop))
+            level = max(level, stop)
+        return plan
+
+    def _is_aux(self, level):
+        return bool(self.aux_frequency) and (level + 1) % self.aux_frequency == 0
+
+    def _fold_input(self, input_dim):
+        """Whether each level's matmul also reads the input taps (and a ones
+        column for the bias), instead of adding an input convolution computed
+        once per distinct dilation. Folding saves one `4 * hidden_units`-wide
+        tensor per distinct dilation and an addition per level; it costs
+        `kernel_size * input_dim` more rows of the matmul at the levels whose
+        dilation an earlier level already had: folded when those extra rows
+        average at most 1/16 of the hidden convolution's."""
+        dilations = self._level_dilations()
+        repeated = len(dilations) - len(set(dilations))
+        k = self.kernel_size
+        return 16 * k * input_dim * repeated <= k * self.hidden_units * len(dilations)
+
+    def _first_level(self, pre_activation, h_pad, c_pad, channels):
+        """Level 0 reads `h = c = 0`: the hidden convolution only sees the
+        history `h_pad` in the first `(k - 1) d` steps, and `c_{t-d}` is `c_0`
+        in the first `d` steps (nothing at all with a zero history, where the
+        forget gate is not needed)."""
+        hidden, k = self.hidden_units, self.kernel_size
+        d = self._dilation(0)
+        columns = _Columns(hidden, channels, gates=3 if c_pad is None else 4)
+        pre = pre_activation.input_part(0, columns)
+        if h_pad is not None and k > 1:
+            pre = _add_to_first_steps(pre, pre_activation.history_rows(h_pad, d, columns))
+        gates = ops.split(pre, columns.gates, axis=-1)
+        c = ops.sigmoid(gates[0]) * ops.tanh(gates[2])
+        if c_pad is not None:  # + sigmoid(f) c_0 in the first d steps
+            forget = ops.sigmoid(gates[3][:, :d]) * ops.expand_dims(c_pad[:, hidden - channels :], 1)
+            c = ops.concatenate([c[:, :d] + forget, c[:, d:]], axis=1)
+        return ops.sigmoid(gates[1]) * ops.tanh(c), c
+
+    def _level(self, pre_activation, level, h, c, h_pad, c_pad, channels):
         """One trellis level: eq. 1 (convolution + injection) and the gated
-        activation of Sec. 5.1. `h` and `h_pad` (the history that fills the
-        causal padding) are the hidden convolution's input, already masked
-        by the hidden dropout in training."""
-        pre = injected + _causal_conv(h, hidden_kernel, d, pad=h_pad)
+        activation of Sec. 5.1, for the last `channels` hidden channels. `h`
+        and `h_pad` (the history that fills the causal padding; None when
+        zero) are the hidden convolution's input, already masked by the
+        hidden dropout in training."""
+        hidden = self.hidden_units
+        d = self._dilation(level)
+        columns = _Columns(hidden, channels)
+        pre = pre_activation(level, _hidden_taps(h, h_pad, d, self.kernel_size), columns)
         i, o, g, f = ops.split(pre, 4, axis=-1)
-        c_prev = ops.concatenate([_repeat_step(c0, d), c], axis=1)[:, :-d]
+        c_pad = None if c_pad is None else c_pad[:, hidden - channels :]
+        c_prev = _shift(c[..., hidden - channels :], c_pad, d)
         c = ops.sigmoid(f) * c_prev + ops.sigmoid(i) * ops.tanh(g)
         return ops.sigmoid(o) * ops.tanh(c), c
 
@@ -588,23 +741,145 @@ class TrellisBlock(keras.layers.Layer):
         return {**super().get_config(), **config}
 
 
-def _causal_conv(sequences, kernel, dilation, pad):
+class _Columns:
+    """Which pre-activation columns a level computes: the first `gates` of
+    (i, o, g, f) (3 when the forget gate is not needed), each for the last
+    `channels` of the `hidden` channels."""
+
+    def __init__(self, hidden, channels, gates=4):
+        self.hidden, self.channels, self.gates = hidden, channels, gates
+
+    def __call__(self, tensor):
+        """The selected columns of `(..., 4 * hidden)` -> `(..., gates * channels)`."""
+        hidden, start = self.hidden, self.hidden - self.channels
+        if start == 0:
+            return tensor if self.gates == 4 else tensor[..., : self.gates * hidden]
+        return ops.concatenate(
+            [tensor[..., g * hidden + start : (g + 1) * hidden] for g in range(self.gates)],
+            axis=-1,
+        )
+
+
+class _PreActivation:
+    """`pre^(i+1) = conv_x(x) + conv_h(h^(i)) + b` of one call, each
+    convolution a matmul over the taps (shifted copies) along the channels.
+
+    Folded (`fold=True`): the input taps and a ones column (for the bias) are
+    built once per distinct dilation and concatenated with the hidden taps,
+    so each level is one matmul with the stacked kernel `[U; b; W]`.
+    Otherwise `conv_x(x) + b` is computed once per distinct dilation and
+    added at every level."""
+
+    def __init__(self, sequences, input_kernel, hidden_kernel, bias, dilations, fold):
+        k, _, width = input_kernel.shape
+        self.fold, self.dilations = fold, dilations
+        self.taps_kernel = hidden_kernel  # (k, hidden, width)
+        self.hidden_kernel = ops.reshape(hidden_kernel, (-1, width))
+        bias = ops.convert_to_tensor(bias)
+        if fold:
+            ones = ops.ones_like(sequences[..., :1])
+            self.inputs = {
+                d: ops.concatenate(_input_taps(sequences, d, k) + [ones], axis=-1)
+                for d in sorted(set(dilations))
+            }
+            self.input_kernel = ops.concatenate(
+                [ops.reshape(input_kernel, (-1, width)), ops.expand_dims(bias, 0)], axis=0
+            )
+            self.kernel = ops.concatenate([self.input_kernel, self.hidden_kernel], axis=0)
+        else:
+            self.injected = {
+                d: _causal_conv(sequences, input_kernel, d) + bias
+                for d in sorted(set(dilations))
+            }
+
+    def input_part(self, level, columns):
+        """`conv_x(x) + b` at `level`, the selected columns."""
+        d = self.dilations[level]
+        if self.fold:
+            return ops.matmul(self.inputs[d], columns(self.input_kernel))
+        return columns(self.injected[d])
+
+    def __call__(self, level, hidden_taps, columns):
+        """The whole pre-activation of `level` from the hidden taps."""
+        d = self.dilations[level]
+        if self.fold:
+            stacked = ops.concatenate([self.inputs[d]] + hidden_taps, axis=-1)
+            return ops.matmul(stacked, columns(self.kernel))
+        stacked = hidden_taps[0] if len(hidden_taps) == 1 else ops.concatenate(hidden_taps, axis=-1)
+        return columns(self.injected[d]) + ops.matmul(stacked, columns(self.hidden_kernel))
+
+    def history_rows(self, h_pad, d, columns):
+        """What the history contributes to conv_h(0) at level 0: step `t`
+        gets `sum_j h_pad W_j` over the taps `j` with `t - (k-1-j) d < 0`,
+        i.e. `(k - 1) d` rows, in blocks of `d` equal rows."""
+        kernel = self.taps_kernel
+        k = kernel.shape[0]
+        per_tap = [ops.matmul(h_pad, columns(kernel[j])) for j in range(k - 1)]
+        blocks, total = [], None
+        for j in range(k - 1):  # block m = k - 2 - j holds sum_{j' <= j}
+            total = per_tap[j] if total is None else total + per_tap[j]
+            blocks.append(_repeat_step(total, d))
+        return ops.concatenate(blocks[::-1], axis=1) if len(blocks) > 1 else blocks[0]
+
+
+def _step_mask(mask, sequences):
+    """A `(batch, time)` mask as a boolean `(batch, time, 1)`, or None."""
+    if mask is None:
+        return None
+    validation.step_mask(mask, sequences.shape)
+    return ops.expand_dims(ops.cast(mask, "bool"), -1)
+
+
+def _repeat(body, count, carry):
+    """`carry = body(i, carry)` for `i < count` (a static count), as one
+    loop that XLA compiles once and that reverse-mode differentiates: a scan
+    on JAX (`fori_loop` with static bounds), a Python loop on PyTorch, and on
+    TensorFlow a `while_loop` with `maximum_iterations`, without which XLA
+    cannot build its gradient."""
+    if keras.backend.backend() == "tensorflow":
+        return ops.while_loop(
+            lambda i, carry: i < count,
+            lambda i, carry: (i + 1, body(i, carry)),
+            (ops.convert_to_tensor(0, "int32"), carry),
+            maximum_iterations=count,
+        )[1]
+    return ops.fori_loop(0, count, body, carry)
+
+
+def _add_to_first_steps(sequence, rows):
+    """`sequence` with `rows` (`(batch, p, channels)`, p possibly more than
+    the steps) added to its first `p` steps."""
+    p = rows.shape[1]
+    head = sequence[:, :p]
+    return ops.concatenate([head + rows[:, : ops.shape(head)[1]], sequence[:, p:]], axis=1)
+
+
+def _input_taps(sequences, dilation, k):
+    """The `k` zero-padded shifted copies `x_{t-(k-1-j)d}`, `j = 0..k-1`."""
+    return _hidden_taps(sequences, None, dilation, k)
+
+
+def _hidden_taps(h, h_pad, dilation, k):
+    """The `k` shifted copies `h_{t-(k-1-j)d}` whose first `(k-1-j) d`
+    steps hold `h_pad` (`(batch, hidden)`), or zeros when it is None."""
+    return [_shift(h, h_pad, (k - 1 - j) * dilation) for j in range(k - 1)] + [h]
+
+
+def _shift(sequence, fill, steps):
+    """`sequence` `(batch, time, channels)` delayed by `steps`: the first
+    `steps` (or all, if fewer) steps hold `fill` (`(batch, channels)`), or
+    zeros when it is None. (Works for an unknown number of steps.)"""
+    head = ops.zeros_like(sequence[:, :steps])
+    if fill is not None:
+        head = head + ops.expand_dims(fill, 1)
+    return ops.concatenate([head, sequence[:, :-steps]], axis=1)
+
+
+def _causal_conv(sequences, kernel, dilation):
     """Causal dilated convolution `(batch, time, in) -> (batch, time, out)`
-    as one matmul over the `k` shifted copies; the `(k - 1) d` padded steps
-    hold `pad` (`(batch, in)`, repeated) or zeros when `pad` is None."""
-    k = kernel.shape[0]
-    if k == 1:
-        return ops.matmul(sequences, kernel[0])
-    padding = (k - 1) * dilation
-    if pad is None:
-        padded = ops.pad(sequences, ((0, 0), (padding, 0), (0, 0)))
-    else:
-        padded = ops.concatenate([_repeat_step(pad, padding), sequences], axis=1)
-    taps = [
-        padded[:, j * dilation : (j * dilation - padding) or None]
-        for j in range(k)
-    ]
-    stacked = ops.concatenate(taps, axis=-1)
+    of a zero-padded sequence, as one matmul over the `k` shifted copies."""
+    taps = _input_taps(sequences, dilation, kernel.shape[0])
+    stacked = taps[0] if len(taps) == 1 else ops.concatenate(taps, axis=-1)
     return ops.matmul(stacked, ops.reshape(kernel, (-1, kernel.shape[-1])))
 
 

@@ -44,6 +44,27 @@ def rank(what, shape, expected, layout):
         )
 
 
+def nonempty_time(what, shape):
+    """Sequences need at least one step (a static length of 0 fails)."""
+    if len(shape) > 1 and shape[1] == 0:
+        raise ValueError(
+            f"{what} must have at least one time step; got shape {tuple(shape)} "
+            "(length 0)."
+        )
+
+
+def step_mask(mask, sequences_shape):
+    """Checks a mask of shape `(batch, time)` against `(batch, time, ...)`."""
+    shape = tuple(mask.shape)
+    expected = tuple(sequences_shape[:2])
+    if len(shape) != 2 or any(
+        a is not None and b is not None and a != b for a, b in zip(shape, expected)
+    ):
+        raise ValueError(
+            f"`mask` must have shape (batch, time) = {expected}; got {shape}."
+        )
+
+
 def labels(labels, sequences_shape, num_classes):
     """Checks labels given as ids `(batch, time)` or one-hot `(..., K)`."""
     shape = tuple(labels.shape)
@@ -64,16 +85,100 @@ def labels(labels, sequences_shape, num_classes):
                 f"`labels` and inputs have different {axis_name}: inputs "
                 f"{tuple(sequences_shape)}, labels {shape}."
             )
-    if len(shape) == 2:
-        values = _concrete(labels)
-        if values is not None and values.size and (
-            values.min() < 0 or values.max() >= num_classes
-        ):
-            raise ValueError(
-                f"Class ids in `labels` must lie in [0, {num_classes - 1}] "
-                f"(num_classes={num_classes}); got values from {values.min()} "
-                f"to {values.max()}."
-            )
+
+
+def label_values(labels, num_classes, mask=None):
+    """Checks the values of `labels` (after `labels(...)` checked the
+    shape) at the steps `mask` keeps (all when None): class ids must be
+    integers in `[0, num_classes)`; one-hot / distribution rows must lie in
+    [0, 1] and sum to 1.
+
+    Eager values raise a `ValueError` here and return None. In traced code
+    (`fit`, `predict`, `jit`) the check runs with the step
+    (`_raise_at_run_time`) and this returns the scalar boolean tensor
+    "labels are invalid", for `poison` to act on where the backend cannot
+    raise (TensorFlow under XLA)."""
+    ids = len(labels.shape) == 2
+    if ids:
+        what = (
+            f"class ids in `labels` must be integers in [0, {num_classes - 1}] "
+            f"(num_classes={num_classes})"
+        )
+    else:
+        what = (
+            "one-hot / distribution `labels` must have values in [0, 1] that "
+            f"sum to 1 over the last axis (num_classes={num_classes})"
+        )
+    values = _concrete(labels)
+    keep = None if mask is None else _concrete(mask)
+    if values is not None and (mask is None or keep is not None):
+        bad = _bad_label_steps(np, values, num_classes, ids)
+        if keep is not None:
+            bad = bad & keep.astype(bool)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"{what}; got {values[index]!r} at (batch, step) = {index}.")
+        return None
+    bad = _bad_label_steps(ops, labels, num_classes, ids)
+    if mask is not None:
+        bad = ops.logical_and(bad, ops.cast(mask, "bool"))
+    failed = ops.any(bad)
+    _raise_at_run_time(failed, f"{what}; got other values.")
+    return failed
+
+
+def poison(tensor, failed):
+    """`tensor` (floating), or NaN everywhere when `failed` (a scalar boolean
+    tensor from `label_values`, or None) holds, on TensorFlow, where an
+    XLA-compiled step cannot raise: the loss turns NaN instead of training
+    on the invalid labels."""
+    from keras import backend
+
+    if failed is None or backend.backend() != "tensorflow":
+        return tensor
+    return ops.where(failed, ops.cast(float("nan"), tensor.dtype), tensor)
+
+
+def _bad_label_steps(xp, labels, num_classes, ids):
+    """Boolean `(batch, time)`: where `labels` (numpy or a tensor; `xp` is
+    numpy or `keras.ops`) break the rules of `label_values`."""
+    if ids:
+        bad = xp.logical_or(labels < 0, labels >= num_classes)
+        if "int" not in str(labels.dtype):
+            bad = xp.logical_or(bad, xp.not_equal(labels, xp.floor(labels)))
+        return bad
+    out_of_range = xp.any(xp.logical_or(labels < 0, labels > 1), axis=-1)
+    not_summing = xp.abs(xp.sum(labels, axis=-1) - 1) > 1e-3
+    # NaN fails every comparison: name it as bad explicitly.
+    nan = xp.any(xp.isnan(labels), axis=-1) if "float" in str(labels.dtype) else False
+    return xp.logical_or(xp.logical_or(out_of_range, not_summing), nan)
+
+
+def _raise_at_run_time(failed, message):
+    """Raises `ValueError(message)` when the scalar boolean `failed` turns
+    out true while the traced computation runs.
+
+    The one place where the layers use backend APIs: keras.ops has no
+    checked op. JAX: a `jax.debug.callback` raises it (it surfaces in the
+    runtime error of the jitted step). TensorFlow: a `tf.debugging.Assert`
+    (graph mode: an `InvalidArgumentError` with the message; XLA compiles it
+    to nothing, hence `poison`). PyTorch runs eagerly, where the values
+    were checked before this point."""
+    from keras import backend
+
+    name = backend.backend()
+    if name == "jax":
+        import jax
+
+        def check(failed):
+            if bool(failed):
+                raise ValueError(message)
+
+        jax.debug.callback(check, failed)
+    elif name == "tensorflow":
+        import tensorflow as tf
+
+        tf.debugging.Assert(tf.logical_not(failed), [message])
 
 
 def _concrete(tensor):

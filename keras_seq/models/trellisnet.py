@@ -14,6 +14,7 @@ import inspect
 import keras
 
 from keras_seq.layers import validation
+from keras_seq.layers.last_step import LastStep
 from keras_seq.layers.trellis import TrellisBlock
 from keras_seq.models.callbacks import ResetStates
 from keras_seq.models.language_model_layers import EmbeddingDropout
@@ -161,7 +162,9 @@ class TrellisNet(keras.Model):
         embedding_dim: Embedding width (required with `vocab_size`); with
             `input_dim`, the width of an optional input projection.
         num_outputs: Width of the dense head (required with `input_dim`).
-        return_sequences: Dense head at every step (default) or the last.
+        return_sequences: Dense head at every step (default) or the last:
+            each sequence's last real step when the model is called with a
+            `mask=` (`keras_seq.layers.LastStep`).
         output_activation: Activation of the dense head (default linear).
         tie_weights: Tie the language-model projection to the embedding.
             Default `True`.
@@ -334,9 +337,9 @@ class TrellisNet(keras.Model):
         )
         outputs = block(x)
         h, aux = outputs if aux_frequency is not None else (outputs, None)
-        if not return_sequences:
-            h = h[:, -1]
-            aux = None if aux is None else aux[:, -1]
+        if not return_sequences:  # each sequence's last real step under a mask
+            h = LastStep(name="last_step")(h)
+            aux = None if aux is None else LastStep(name="aux_last_step")(aux)
         h = variational_dropout(h, output_dropout, seed, "output_dropout")
         outputs = head(h) if aux is None else {"output": head(h), "aux": head(aux)}
         super().__init__(inputs=inputs, outputs=outputs, name=name, trainable=trainable)

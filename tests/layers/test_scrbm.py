@@ -1,3 +1,6 @@
+import contextlib
+import functools
+
 import keras
 import numpy as np
 import pytest
@@ -431,3 +434,348 @@ def test_initial_state_of_wrong_shape(rng):
     x = rng.normal(size=(2, 4, 3)).astype("float32")
     with pytest.raises(ValueError, match=r"initial_state must have shape \(batch, units\)"):
         SCRBM(5, 3)(x, initial_state=np.zeros((2, 4), "float32"))
+
+
+# ---------------------------------------------------------------------------
+# The fast sequence path (SCRBM) against the plain cell in keras.layers.RNN
+# ---------------------------------------------------------------------------
+def _padding_mask(batch, steps):
+    """Trailing padding, a row with leading padding and a row with none."""
+    mask = np.ones((batch, steps), dtype=bool)
+    mask[0, steps - 2 :] = False
+    mask[1, :2] = False
+    mask[1, 4] = False
+    if batch > 3:
+        mask[3] = False  # nothing to read at all
+    return mask
+
+
+def _twin_layers(rng, units, k, d, teacher_forcing, batch=None, **options):
+    """An SCRBM and a bare keras.layers.RNN over an SCRBMCell, same weights."""
+    cell_options = {
+        name: options.pop(name)
+        for name in ("return_logits", "dropout", "recurrent_dropout", "seed", "dtype")
+        if name in options
+    }
+    weights = random_weights(rng, d, units, k)
+    fast = SCRBM(units, k, return_state=True, **cell_options, **options)
+    fast.build((batch, None, d))
+    set_weights(fast.cell, weights)
+    cell = SCRBMCell(units, k, teacher_forcing=teacher_forcing, **cell_options)
+    plain = keras.layers.RNN(
+        cell, return_state=True, dtype=cell_options.get("dtype"),
+        return_sequences=options.get("return_sequences", True), **{
+            name: value for name, value in options.items() if name != "return_sequences"
+        },
+    )
+    plain.build((batch, None, d + (k if teacher_forcing else 0)))
+    set_weights(cell, weights)
+    return fast, plain
+
+
+def _twin_calls(fast, plain, x, ids, k, mask, **kwargs):
+    """Outputs and final h of both layers, as numpy."""
+    if ids is None:
+        fast_out, fast_h = fast(x, mask=mask, **kwargs)
+        plain_out, _, plain_h = plain(x, mask=mask, **kwargs)
+    else:
+        fast_out, fast_h = fast(x, labels=ids, mask=mask, **kwargs)
+        inputs = np.concatenate([x, one_hot(ids, k)], axis=-1)
+        plain_out, _, plain_h = plain(inputs, mask=mask, **kwargs)
+    return [keras.ops.convert_to_numpy(t) for t in (fast_out, fast_h, plain_out, plain_h)]
+
+
+PATH_OPTIONS = [
+    {},
+    {"return_logits": True},
+    {"go_backwards": True},
+    {"return_sequences": False},
+    {"zero_output_for_mask": True},
+    {"zero_output_for_mask": True, "return_sequences": False, "go_backwards": True},
+    {"unroll": True},
+    {"dropout": 0.3, "recurrent_dropout": 0.2, "seed": 4},  # inference: no dropout
+]
+
+
+@pytest.mark.parametrize("mode", ["inference", "teacher_forcing"])
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("options", PATH_OPTIONS, ids=lambda o: ",".join(o) or "default")
+def test_fast_path_matches_cell_in_rnn(rng, mode, masked, options):
+    batch, steps, d, units, k = 4, 7, 5, 8, 3
+    x = rng.normal(size=(batch, steps, d)).astype("float32")
+    ids = rng.integers(0, k, size=(batch, steps)) if mode == "teacher_forcing" else None
+    mask = _padding_mask(batch, steps) if masked else None
+    fast, plain = _twin_layers(rng, units, k, d, ids is not None, **dict(options))
+    fast_out, fast_h, plain_out, plain_h = _twin_calls(fast, plain, x, ids, k, mask)
+    np.testing.assert_allclose(fast_out, plain_out, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(fast_h, plain_h, rtol=1e-5, atol=1e-6)
+
+    # Gradients of a loss on the outputs, for every weight.
+    targets = keras.ops.convert_to_tensor(rng.normal(size=fast_out.shape).astype("float32"))
+
+    def loss(outputs):
+        return keras.ops.sum(outputs[0] * targets) + keras.ops.sum(outputs[-1])
+
+    fast_kwargs = {} if mask is None else {"mask": mask}
+    plain_kwargs = dict(fast_kwargs)
+    plain_x = x
+    if ids is not None:
+        fast_kwargs["labels"] = ids
+        plain_x = np.concatenate([x, one_hot(ids, k)], axis=-1)
+    fast_grads = support.gradients(fast, loss, x, **fast_kwargs)
+    plain_grads = support.gradients(plain, loss, plain_x, **plain_kwargs)
+    for variable, a, b in zip(fast.trainable_variables, fast_grads, plain_grads):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=variable.path)
+
+
+@pytest.mark.parametrize("mode", ["inference", "teacher_forcing"])
+def test_fast_path_draws_the_cells_dropout_masks(rng, mode):
+    """Same seed, same masks: training outputs agree too."""
+    batch, steps, d, units, k = 3, 6, 4, 5, 3
+    x = rng.normal(size=(batch, steps, d)).astype("float32")
+    ids = rng.integers(0, k, size=(batch, steps)) if mode == "teacher_forcing" else None
+    fast, plain = _twin_layers(
+        rng, units, k, d, ids is not None, dropout=0.4, recurrent_dropout=0.3, seed=9
+    )
+    fast_out, fast_h, plain_out, plain_h = _twin_calls(
+        fast, plain, x, ids, k, _padding_mask(batch, steps), training=True
+    )
+    np.testing.assert_allclose(fast_out, plain_out, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(fast_h, plain_h, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["inference", "teacher_forcing"])
+def test_fast_path_stateful_matches_cell_in_rnn(rng, mode):
+    batch, steps, d, units, k = 4, 5, 3, 6, 4
+    fast, plain = _twin_layers(
+        rng, units, k, d, mode == "teacher_forcing", batch=batch, stateful=True
+    )
+    for call in range(2):
+        x = rng.normal(size=(batch, steps, d)).astype("float32")
+        ids = rng.integers(0, k, size=(batch, steps)) if mode == "teacher_forcing" else None
+        mask = _padding_mask(batch, steps)  # leading padding repeats the carried output
+        fast_out, fast_h, plain_out, plain_h = _twin_calls(fast, plain, x, ids, k, mask)
+        np.testing.assert_allclose(fast_out, plain_out, rtol=1e-5, atol=1e-6, err_msg=str(call))
+        np.testing.assert_allclose(fast_h, plain_h, rtol=1e-5, atol=1e-6, err_msg=str(call))
+
+
+@pytest.mark.parametrize("mode", ["inference", "teacher_forcing"])
+def test_fast_path_mixed_precision(rng, mode):
+    batch, steps, d, units, k = 3, 6, 4, 8, 5
+    x = rng.normal(size=(batch, steps, d)).astype("float32")
+    ids = rng.integers(0, k, size=(batch, steps)) if mode == "teacher_forcing" else None
+    fast, plain = _twin_layers(rng, units, k, d, ids is not None, dtype="mixed_bfloat16")
+    fast_out, fast_h, plain_out, plain_h = _twin_calls(fast, plain, x, ids, k, None)
+    assert fast_out.dtype == plain_out.dtype
+    np.testing.assert_allclose(
+        fast_out.astype("float32"), plain_out.astype("float32"), rtol=0.05, atol=0.02
+    )
+    np.testing.assert_allclose(
+        fast_h.astype("float32"), plain_h.astype("float32"), rtol=0.05, atol=0.02
+    )
+
+
+def _function_gradients(fn, tensors):
+    """Gradients of the scalar `fn(*tensors)` wrt each tensor, as numpy."""
+    backend = keras.backend.backend()
+    if backend == "jax":
+        import jax
+
+        grads = jax.grad(lambda args: fn(*args))(list(tensors))
+    elif backend == "tensorflow":
+        import tensorflow as tf
+
+        with tf.GradientTape() as tape:
+            tape.watch(tensors)
+            value = fn(*tensors)
+        grads = tape.gradient(value, tensors)
+    else:
+        tensors = [t.detach().clone().requires_grad_(True) for t in tensors]
+        fn(*tensors).backward()
+        grads = [t.grad for t in tensors]
+    return [keras.ops.convert_to_numpy(g) for g in grads]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fast_free_energy_matches_softplus_sums(rng, dtype):
+    """The fast free energy against log(1 + e^z) summed, values and gradient
+    (sigmoid), from tiny to huge pre-activations and label weights that span
+    up to the fast range."""
+    from keras_seq.layers import scrbm
+
+    with support.float64() if dtype == "float64" else contextlib.nullcontext():
+        a = rng.normal(size=(6, 12)) * np.array([0.1, 1, 10, 30, 100, 1e3])[:, None]
+        u = rng.uniform(-20, 20, size=(5, 12))
+        u[:, 0] = [-20, 20, 0, 0, 0]  # the full spread of 40 in one unit
+        upstream = rng.normal(size=(6, 5))
+        z = a[:, None, :] + u
+        expected = np.logaddexp(0.0, z).sum(-1)
+        sigmoid = np.exp(-np.logaddexp(0.0, -z))
+        a_t, u_t, upstream_t = (
+            keras.ops.convert_to_tensor(v, dtype=dtype) for v in (a, u, upstream)
+        )
+        assert bool(keras.ops.convert_to_numpy(scrbm._fast_is_exact(u_t)))
+        value = keras.ops.convert_to_numpy(scrbm._fast_softplus_sum(a_t, u_t))
+        rtol = 1e-6 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(value, expected, rtol=rtol, atol=1e-5 if dtype == "float32" else 1e-12)
+        grads = _function_gradients(
+            lambda a, u: keras.ops.sum(scrbm._softplus_sum(a, u) * upstream_t),
+            [a_t, u_t],
+        )
+        np.testing.assert_allclose(grads[0], np.einsum("nk,nku->nu", upstream, sigmoid), rtol=rtol, atol=rtol)
+        np.testing.assert_allclose(grads[1], np.einsum("nk,nku->ku", upstream, sigmoid), rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("mode", ["inference", "teacher_forcing"])
+def test_label_weights_beyond_the_fast_range(rng, mode):
+    """Label weights spanning more than the fast free energy allows take the
+    exact path, with the same numbers."""
+    batch, steps, d, units, k = 2, 5, 3, 4, 3
+    x = (rng.normal(size=(batch, steps, d)) * 30).astype("float32")
+    ids = rng.integers(0, k, size=(batch, steps))
+    weights = random_weights(rng, d, units, k)
+    weights["label_kernel"][:, 0] = [-30.0, 30.0, 0.0]
+    labels = one_hot(ids, k) if mode == "teacher_forcing" else None
+    layer = SCRBM(units, k, return_logits=True)
+    layer.build(x.shape)
+    set_weights(layer.cell, weights)
+    logits = keras.ops.convert_to_numpy(layer(x, labels=None if labels is None else ids))
+    ref_logits, _, _ = reference_scrbm(x.astype("float64"), weights, labels)
+    np.testing.assert_allclose(logits, ref_logits, rtol=1e-5, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# Masks carried by the inputs, on every call form
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("padding", ["right", "left"])
+@pytest.mark.parametrize("form", ["labels", "initial_state"])
+def test_carried_mask_is_used_with_labels_and_initial_state(rng, padding, form):
+    """`Masking` in front: the padded run gives the unpadded run's real-step
+    outputs and final state, with `labels=` or `initial_state=` given."""
+    steps, d, units, k, pad = 6, 3, 5, 3, 2
+    x = rng.normal(size=(1, steps, d)).astype("float32")
+    ids = rng.integers(0, k, size=(1, steps))
+    h0 = rng.normal(size=(1, units)).astype("float32")
+    padded_x, padded_ids = np.zeros((1, steps + pad, d), "float32"), np.zeros((1, steps + pad), "int64")
+    real = slice(pad, None) if padding == "left" else slice(0, steps)
+    padded_x[:, real], padded_ids[:, real] = x, ids
+    layer = SCRBM(units, k, return_state=True)
+    layer.build(x.shape)
+    set_weights(layer.cell, random_weights(rng, d, units, k))
+    masking = keras.layers.Masking(0.0)
+
+    def call(inputs, labels):
+        kwargs = {"labels": labels} if form == "labels" else {"initial_state": h0}
+        return [keras.ops.convert_to_numpy(t) for t in layer(masking(inputs), **kwargs)]
+
+    out, h = call(x, ids)
+    padded_out, padded_h = call(padded_x, padded_ids)
+    np.testing.assert_allclose(padded_h, h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(padded_out[:, real], out, rtol=1e-5, atol=1e-6)
+
+
+def test_carried_mask_in_a_functional_trainer(rng):
+    """Embedding(mask_zero=True) -> SCRBM(x, labels=y) in a functional model:
+    padding changes neither the real steps nor the loss."""
+    tokens = keras.Input((None,), dtype="int32")
+    labels = keras.Input((None,), dtype="int32")
+    embedded = keras.layers.Embedding(10, 4, mask_zero=True)(tokens)
+    model = keras.Model([tokens, labels], SCRBM(5, 3)(embedded, labels=labels))
+    ids = rng.integers(1, 10, size=(2, 5))
+    ys = rng.integers(0, 3, size=(2, 5))
+    padded_ids = np.concatenate([ids, np.zeros((2, 3), ids.dtype)], axis=1)
+    padded_ys = np.concatenate([ys, np.zeros((2, 3), ys.dtype)], axis=1)
+    out = keras.ops.convert_to_numpy(model([ids, ys]))
+    padded_out = keras.ops.convert_to_numpy(model([padded_ids, padded_ys]))
+    np.testing.assert_allclose(padded_out[:, :5], out, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Label values, checked eagerly and inside compiled steps
+# ---------------------------------------------------------------------------
+BAD_LABELS = {
+    "id out of range": (np.full((4, 5), 7), r"integers in \[0, 2\]"),
+    "negative id": (np.full((4, 5), -1), r"integers in \[0, 2\]"),
+    "fractional id": (np.full((4, 5), 1.7, "float32"), r"integers in \[0, 2\]"),
+    "one-hot of 5s": (np.full((4, 5, 3), 5.0, "float32"), "values in \\[0, 1\\] that sum to 1"),
+    "rows not summing to 1": (np.full((4, 5, 3), 0.5, "float32"), "sum to 1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_LABELS))
+def test_bad_label_values_raise_eagerly(rng, case):
+    labels, match = BAD_LABELS[case]
+    x = rng.normal(size=(4, 5, 3)).astype("float32")
+    with pytest.raises(ValueError, match=match):
+        SCRBM(4, 3)(x, labels=labels)
+
+
+def _compiled_trainer(labels_shape, jit_compile):
+    x = keras.Input((5, 3))
+    y = keras.Input(labels_shape, dtype="float32")
+    model = keras.Model([x, y], SCRBM(4, 3, return_logits=True)(x, labels=y))
+    model.compile(
+        "adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=jit_compile
+    )
+    return model
+
+
+def _compiled_settings():
+    """Each backend's compiled steps: JAX jit; TensorFlow graph mode and XLA;
+    PyTorch's eager steps."""
+    return {"jax": [True], "tensorflow": [False, True], "torch": [False]}[keras.backend.backend()]
+
+
+@pytest.mark.parametrize("jit_compile", _compiled_settings())
+@pytest.mark.parametrize("case", sorted(BAD_LABELS))
+def test_bad_label_values_inside_fit(rng, case, jit_compile):
+    """Inside `fit` invalid labels raise the error naming them; under
+    TensorFlow's XLA, which cannot raise, they make the loss NaN instead of
+    training on them silently."""
+    labels, match = BAD_LABELS[case]
+    x = rng.normal(size=(4, 5, 3)).astype("float32")
+    targets = rng.integers(0, 3, size=(4, 5))
+    model = _compiled_trainer(labels.shape[1:], jit_compile)
+    fit = functools.partial(model.fit, epochs=1, batch_size=4, verbose=0)
+    if keras.backend.backend() == "tensorflow" and jit_compile:
+        assert np.isnan(fit([x, labels.astype("float32")], targets).history["loss"][0])
+    else:
+        with pytest.raises(Exception, match=match):
+            fit([x, labels.astype("float32")], targets)
+    # Valid labels go through the same compiled step.
+    good = rng.integers(0, 3, size=(4, 5)).astype("float32")
+    if labels.ndim == 3:
+        good = one_hot(good.astype(int), 3)
+    model = _compiled_trainer(labels.shape[1:], jit_compile)
+    history = model.fit([x, good], targets, epochs=1, batch_size=4, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+
+
+def test_padding_labels_at_masked_steps_are_not_checked(rng):
+    """Masked steps may hold any label (e.g. -1 padding)."""
+    x = rng.normal(size=(2, 5, 3)).astype("float32")
+    labels = rng.integers(0, 3, size=(2, 5))
+    mask = np.ones((2, 5), bool)
+    mask[:, 3:] = False
+    labels[~mask] = -1
+    out = SCRBM(4, 3)(x, labels=labels, mask=mask)
+    assert np.all(np.isfinite(keras.ops.convert_to_numpy(out)))
+    with pytest.raises(ValueError, match=r"at \(batch, step\) = \(0, 3\)"):
+        SCRBM(4, 3)(x, labels=labels)
+
+
+def test_teacher_forcing_fit_on_batches_of_varying_length(rng):
+    """Batches of different lengths (a generator: TensorFlow traces the
+    step with an unknown number of steps, as padded tf.data batches do)."""
+    x_in = keras.Input((None, 3))
+    y_in = keras.Input((None,), dtype="int32")
+    model = keras.Model([x_in, y_in], SCRBM(4, 3, return_logits=True)(x_in, labels=y_in))
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+
+    def batches():
+        for steps in (5, 7, 4, 6):
+            ids = rng.integers(0, 3, size=(2, steps)).astype("int32")
+            yield (rng.normal(size=(2, steps, 3)).astype("float32"), ids), ids
+
+    history = model.fit(batches(), epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])

@@ -202,13 +202,13 @@ class _StateBound(keras.layers.Layer):
     """The block called with a fixed initial state (support.gradients passes
     tensors only)."""
 
-    def __init__(self, block, h0, c0):
+    def __init__(self, block, h0, c0, training=False):
         super().__init__(dtype=block.dtype_policy)
-        self.block, self.h0, self.c0 = block, h0, c0
+        self.block, self.h0, self.c0, self.training = block, h0, c0, training
         self.built = True  # the block is
 
     def call(self, x):
-        return self.block(x, initial_state=[self.h0, self.c0])
+        return self.block(x, initial_state=[self.h0, self.c0], training=self.training)
 
 
 # ---------------------------------------------------------------------------
@@ -551,6 +551,196 @@ def test_training_masks_come_from_the_seed_and_are_shared_over_time(rng):
     np.testing.assert_allclose(to_numpy(blocks[0](x, initial_state=[h0, c0])[0]),
                                eval_ref[-1][0][..., -out:], **tol)
     assert len(blocks[0].drawn) == 6
+
+
+# ---------------------------------------------------------------------------
+# The fast paths (input taps folded into the hidden matmul, level 0 from the
+# history alone, only the top level's output channels, loops over whole
+# dilation cycles) against the levels computed one by one, as the layer did
+# before them
+# ---------------------------------------------------------------------------
+def per_level_reference(x, weights, num_levels, dilations, h0=None, c0=None,
+                        hidden_mask=None, weight_masks=None):
+    """`reference_trellis` vectorised over time: every level, level 0
+    included, is the input convolution plus the hidden convolution of the
+    (masked) previous level padded with the (masked) history, one matmul
+    over the stacked taps each, then the gates: the straightforward
+    per-level evaluation. Returns (h, c) of every level after the first."""
+    U, W = effective_kernels(weights, weight_masks)
+    b = weights["bias"]
+    k, hidden = W.shape[0], W.shape[1]
+    batch, steps, features = x.shape
+    h0 = np.zeros((batch, hidden)) if h0 is None else h0
+    c0 = np.zeros((batch, hidden)) if c0 is None else c0
+    m = np.ones((batch, hidden)) if hidden_mask is None else hidden_mask
+
+    def conv(sequence, kernel, d, pad):
+        p = (k - 1) * d
+        padded = np.concatenate([np.repeat(pad[:, None], p, axis=1), sequence], axis=1)
+        taps = [padded[:, j * d : j * d + steps] for j in range(k)]
+        return np.concatenate(taps, axis=-1) @ kernel.reshape(-1, kernel.shape[-1])
+
+    h = c = np.zeros((batch, steps, hidden))
+    levels = []
+    for level in range(num_levels):
+        d = dilations[level % len(dilations)]
+        pre = conv(x, U, d, np.zeros((batch, features))) + b + conv(h * m[:, None], W, d, h0 * m)
+        i, o, g, f = np.split(pre, 4, axis=-1)
+        c_prev = np.concatenate([np.repeat(c0[:, None], d, axis=1), c], axis=1)[:, :steps]
+        c = np_sigmoid(f) * c_prev + np_sigmoid(i) * np.tanh(g)
+        h = np_sigmoid(o) * np.tanh(c)
+        levels.append((h, c))
+    return levels
+
+
+def test_per_level_reference_is_the_step_by_step_reference(rng):
+    x, weights, (h0, c0) = _training_case(rng, k=3, hidden=4, steps=7)
+    masks = {"input_kernel": _binary_mask(rng, (2, 3, 16)),
+             "hidden_kernel": _binary_mask(rng, (2, 4, 16))}
+    hidden_mask = _binary_mask(rng, (2, 4))
+    f64 = lambda a: a.astype("float64")  # noqa: E731
+    args = (f64(x), {n: f64(w) for n, w in weights.items()}, 5, (1, 3), f64(h0), f64(c0),
+            f64(hidden_mask), {n: f64(m) for n, m in masks.items()})
+    for (h, c), (ref_h, ref_c) in zip(per_level_reference(*args), reference_trellis(*args)):
+        np.testing.assert_allclose(h, ref_h, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(c, ref_c, rtol=1e-10, atol=1e-12)
+
+
+FAST_CASES = [
+    # (batch, time, input_dim, hidden, output, levels, kernel, dilations,
+    #  aux_frequency, weight_norm, state, return_state, training, loops)
+    (2, 10, 2, 6, 2, 12, 2, (1, 2), 5, True, True, True, True, True),
+    (2, 9, 3, 5, 3, 9, 3, (1,), None, True, False, False, True, True),
+    (3, 7, 4, 4, 2, 1, 2, (2,), None, False, True, False, False, False),
+    (1, 3, 2, 3, 2, 5, 3, (4,), 2, True, True, False, True, False),
+    (2, 11, 5, 6, 4, 10, 2, (2, 1, 3), 3, False, True, True, False, False),
+    (2, 8, 1, 5, 5, 8, 1, (1,), None, True, True, False, True, True),
+    (2, 12, 2, 4, 1, 11, 2, (1, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512), None, True, False,
+     False, True, False),
+]
+
+
+def _fast_path_block(case, weights, fold, loop, rng, dtype=None):
+    (batch, steps, d, hidden, out, levels, k, dilations, aux, wn, _, return_state,
+     training, _) = case
+    taps = max(k - 1, 1)
+    masks = {}
+    if training:
+        masks = {"hidden": _binary_mask(rng, (batch, hidden)),
+                 "input_kernel": _binary_mask(rng, (taps, d, 4 * hidden)),
+                 "hidden_kernel": _binary_mask(rng, (taps, hidden, 4 * hidden))}
+    layer = _FixedMasks(
+        hidden, out, levels, kernel_size=k, dilations=dilations, weight_norm=wn,
+        aux_frequency=aux, return_state=return_state,
+        dropout=0.5 if training else 0.0, weight_dropout=0.5 if training else 0.0,
+        hidden_mask=masks.get("hidden"),
+        weight_masks=[masks.get("input_kernel"), masks.get("hidden_kernel")], dtype=dtype,
+    )
+    layer._fold_input = lambda input_dim: fold
+    layer._loop_cycles = loop
+    layer.build((batch, steps, d))
+    set_weights(layer, weights)
+    return layer, masks
+
+
+@pytest.mark.parametrize("loop", [True, False], ids=["loops", "unrolled"])
+@pytest.mark.parametrize("fold", [True, False], ids=["folded", "injected"])
+@pytest.mark.parametrize("case", FAST_CASES)
+def test_fast_paths_match_the_levels_one_by_one(rng, case, fold, loop):
+    (batch, steps, d, hidden, out, levels, k, dilations, aux, wn, with_state,
+     return_state, training, loops) = case
+    x = rng.normal(size=(batch, steps, d)).astype("float32")
+    weights = random_weights(rng, d, hidden, k, wn)
+    state = [rng.normal(size=(batch, hidden)).astype("float32") for _ in range(2)]
+    layer, masks = _fast_path_block(case, weights, fold, loop, rng)
+    assert any(n for _, n in layer._level_plan()) == (loop and loops)
+    outputs = layer(x, initial_state=state if with_state else None, training=training)
+    outputs = [to_numpy(t) for t in (outputs if isinstance(outputs, tuple) else [outputs])]
+
+    f64 = lambda a: None if a is None else a.astype("float64")  # noqa: E731
+    ref = per_level_reference(
+        f64(x), {n: f64(w) for n, w in weights.items()}, levels, dilations,
+        *(f64(s) for s in (state if with_state else [None, None])),
+        hidden_mask=f64(masks.get("hidden")),
+        weight_masks={n: f64(masks[n]) for n in ("input_kernel", "hidden_kernel")} if training else None,
+    )
+    tol = dict(rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(outputs[0], ref[-1][0][..., -out:], **tol)
+    if aux:
+        expected = [level for level in range(1, levels + 1) if level % aux == 0]
+        assert outputs[1].shape == (batch, steps, len(expected), out)
+        for a, level in enumerate(expected):
+            np.testing.assert_allclose(outputs[1][:, :, a], ref[level - 1][0][..., -out:], **tol)
+    if return_state:
+        np.testing.assert_allclose(outputs[-2], ref[-1][0][:, -1], **tol)
+        np.testing.assert_allclose(outputs[-1], ref[-1][1][:, -1], **tol)
+
+
+@pytest.mark.parametrize("fold", [True, False], ids=["folded", "injected"])
+def test_fast_paths_gradient_matches_finite_differences(rng, fold):
+    """Training mode (fixed masks), a history, loops over dilation cycles and
+    the top level's output channels only: autodiff against central
+    differences of the per-level reference."""
+    with support.float64():
+        case = (2, 6, 2, 3, 2, 7, 2, (1, 2), None, True, True, False, True, True)
+        batch, steps, d, hidden, out, levels, k, dilations = case[:8]
+        x = rng.normal(size=(batch, steps, d))
+        h0, c0 = rng.normal(size=(2, batch, hidden)) * 0.5
+        target = rng.normal(size=(batch, steps, out))
+        weights = random_weights(rng, d, hidden, k, True, scale=0.7, dtype="float64")
+        names = WEIGHT_NAMES + GAIN_NAMES
+        layer, masks = _fast_path_block(case, weights, fold, True, rng, dtype="float64")
+        masks = {n: m.astype("float64") for n, m in masks.items()}
+        layer.hidden_mask = masks["hidden"]
+        layer.weight_masks = [masks["input_kernel"], masks["hidden_kernel"]]
+        assert any(n for _, n in layer._level_plan())
+
+        def keras_loss(y):
+            return keras.ops.sum(keras.ops.square(y - keras.ops.convert_to_tensor(target)))
+
+        bound = _StateBound(layer, h0, c0, training=True)
+        autodiff = support.gradients(bound, keras_loss, x)
+
+        def numpy_loss(arrays):
+            ref = per_level_reference(
+                x, dict(zip(names, arrays)), levels, dilations, h0, c0, masks["hidden"],
+                {n: masks[n] for n in ("input_kernel", "hidden_kernel")},
+            )
+            return ((ref[-1][0][..., -out:] - target) ** 2).sum()
+
+        numeric = support.finite_differences(numpy_loss, [weights[n].copy() for n in names])
+        order = [v.path.split("/")[-1] for v in bound.trainable_variables]
+        for name, grad in zip(order, autodiff):
+            np.testing.assert_allclose(
+                grad, numeric[names.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
+            )
+
+
+def test_compiled_fit_with_loops_equals_the_unrolled_levels(rng):
+    """XLA (TensorFlow, JAX) compiles the loop over dilation cycles and its
+    gradient; training with it is training with the levels unrolled (same
+    seed: same dropout and weight-drop masks)."""
+    batch = 4
+    x = rng.normal(size=(batch * 2, 9, 2)).astype("float32")
+    y = rng.normal(size=(batch * 2, 9, 1)).astype("float32")
+    models = []
+    for loop in (True, False):
+        block = TrellisBlock(5, 2, 12, dilations=(1, 2), stateful=True, dropout=0.2,
+                             weight_dropout=0.2, seed=3, name="trellis")
+        block._loop_cycles = loop
+        model = keras.Sequential([keras.Input((9, 2), batch_size=batch), block,
+                                  keras.layers.Dense(1, name="head")])
+        models.append(model)
+    models[1].set_weights(models[0].get_weights())
+    assert any(n for _, n in models[0].layers[0]._level_plan())
+    assert not any(n for _, n in models[1].layers[0]._level_plan())
+    for model in models:
+        model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse",
+                      jit_compile=support.backend_has_xla())
+        model.fit(x, y, batch_size=batch, epochs=2, shuffle=False, verbose=0)
+    for a, b in zip(*(m.get_weights() for m in models)):  # the stored state included
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    assert np.abs(to_numpy(models[0].layers[0].state_h)).max() > 0
 
 
 # ---------------------------------------------------------------------------
