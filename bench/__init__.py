@@ -1,0 +1,9 @@
+"""Benchmarks of keras-seq's layers against Keras' built-in recurrent layers.
+
+`python -m bench` (bench/__main__.py) times training steps and inference of
+SCRBM, LMN and TrellisNet next to SimpleRNN / GRU / LSTM on the papers'
+shapes, one process per backend, and writes a Markdown report. The other
+scripts here measure one thing each: `autoencoder.py` (the closed-form
+pretraining against a dense SVD), `long_memory.py` (TrellisNet on the
+long-memory tasks), `trellis_sensitivity.py`, `pipeline.py`.
+"""
