@@ -11,7 +11,7 @@ import sys
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("data", "distribute", "layers", "metrics", "models", "pretraining", "zoo", "tuning")
+_SUBPACKAGES = ("data", "distribute", "layers", "metrics", "models", "pretraining", "saving", "zoo", "tuning")
 _FROM = {
     "LMN": "layers",
     "LinearMemoryCell": "layers",

@@ -7,6 +7,7 @@ import keras
 import numpy as np
 
 import keras_seq.data as data
+from keras_seq import saving
 from keras_seq.layers import validation
 from keras_seq.zoo import callbacks as zoo_callbacks
 from keras_seq.zoo import records
@@ -117,7 +118,7 @@ def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
     `<output>/<recipe>/seed-<seed>/model.keras`) on one split of the
     recipe's dataset."""
     check_saves_keras_model(recipe)
-    model = keras.saving.load_model(model_path)
+    model = saving.load_model(model_path)
     dataset = recipe_dataset(recipe, split, data_dir, quick)
     dataset = predictor_inputs(recipe, dataset)
     return {k: float(v) for k, v in model.evaluate(dataset, return_dict=True, verbose=0).items()}
