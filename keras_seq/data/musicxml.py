@@ -19,6 +19,12 @@ import zipfile
 from fractions import Fraction
 from xml.etree import ElementTree
 
+from keras_seq.data import archives
+
+# The largest chorale of music21's corpus is a few hundred KB of MusicXML;
+# a file or archive member beyond this is not read into memory.
+MAX_MEMBER_BYTES = 32 * 1024 * 1024
+
 STEP_SEMITONES = {"C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11}
 DEFAULT_DIVISIONS = 10080  # music21's default when a part never sets <divisions>
 DEFAULT_BAR_LENGTH = Fraction(4)  # 4/4 when no time signature is given
@@ -74,12 +80,18 @@ def read_root(path):
     try:
         if path.endswith(".mxl"):
             with zipfile.ZipFile(path) as archive:
-                container = ElementTree.fromstring(archive.read("META-INF/container.xml"))
+                container = ElementTree.fromstring(
+                    archives.read_member(archive, "META-INF/container.xml", MAX_MEMBER_BYTES, path, "MusicXML file")
+                )
                 rootfile = next(e for e in container.iter() if e.tag.endswith("rootfile"))
-                data = archive.read(rootfile.get("full-path"))
+                member = rootfile.get("full-path")
+                data = archives.read_member(archive, member, MAX_MEMBER_BYTES, f"{path}:{member}", "MusicXML score")
         elif path.endswith((".xml", ".musicxml")):
             with open(path, "rb") as handle:
-                data = handle.read()
+                data = handle.read(MAX_MEMBER_BYTES + 1)
+            if len(data) > MAX_MEMBER_BYTES:
+                raise ValueError(f"{path}: more than {MAX_MEMBER_BYTES:,} bytes, more than a MusicXML score holds; "
+                                 "not reading it.")
         else:
             raise UnsupportedMusicXML(f"{path}: not a MusicXML file")
         root = ElementTree.fromstring(data)

@@ -6,6 +6,8 @@ NLTK treebank zip (latin-1) into tagged sentences."""
 import re
 import zipfile
 
+from keras_seq.data import archives
+
 _MRG = re.compile(r"treebank/combined/wsj_(\d{4})\.mrg")
 _TOKEN = re.compile(r"\n|\(|\)|[^\s()]+")
 # One .mrg file of the WSJ treebank holds at most a few hundred KB; a member
@@ -93,14 +95,7 @@ def read_treebank(path):
         for member in members:
             number = int(_MRG.fullmatch(member).group(1))
             source = f"{path}:{member}"
-            size = archive.getinfo(member).file_size
-            if size > MAX_MEMBER_BYTES:  # the zip's declared size; reading stops there too
-                raise ValueError(f"{source}: {size:,} bytes, more than the {MAX_MEMBER_BYTES:,} a treebank "
-                                 "file holds; not reading it.")
-            with archive.open(member) as stream:
-                data = stream.read(MAX_MEMBER_BYTES + 1)
-            if len(data) > MAX_MEMBER_BYTES:
-                raise ValueError(f"{source}: more than {MAX_MEMBER_BYTES:,} bytes when decompressed; not reading it.")
+            data = archives.read_member(archive, member, MAX_MEMBER_BYTES, source, "treebank file")
             text = data.decode("latin-1")
             for tree in read_trees(text, source):
                 pairs = [(w, t) for w, t in tree_leaves(tree, source) if t != "-NONE-"]

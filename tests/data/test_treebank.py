@@ -63,3 +63,4 @@ def test_oversized_member_is_refused_before_it_is_read(tmp_path, monkeypatch):
     monkeypatch.setattr(treebank, "MAX_MEMBER_BYTES", 100)
     with pytest.raises(ValueError, match=r"wsj_0001.mrg: [\d,]+ bytes, more than the 100"):
         treebank.read_treebank(path)
+
