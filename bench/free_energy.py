@@ -7,7 +7,7 @@ eq. 7 at every step and its gradient) and adds the recurrence on top, so
 this layer's training step bounds the SCRBM's from below on the machine it
 runs on. `form="plain"` is the softplus of every `(step, class, unit)`
 (the elementwise throughput bound); `form="fast"` is the factorised form
-the SCRBM uses (`keras_seq.layers.scrbm._softplus_sum`).
+the SCRBM uses (`keras_seq.layers.scrbm.softplus_sum`).
 """
 
 import keras
@@ -15,7 +15,7 @@ from keras import ops
 
 from keras_seq.layers import scrbm
 
-FORMS = {"plain": scrbm._exact_softplus_sum, "fast": scrbm._softplus_sum}
+FORMS = {"plain": scrbm.plain_softplus_sum, "fast": scrbm.softplus_sum}
 
 
 class FreeEnergyFloor(keras.layers.Layer):

@@ -33,7 +33,7 @@ def load_model(path, **kwargs):
         raise ValueError(
             f"{path} needs classes this installation does not have: {', '.join(missing)} "
             f"(a newer keras-seq, or layers defined in the code that saved it; pass them as "
-            f"custom_objects). keras-seq {_version()} has: {', '.join(known)}."
+            f"custom_objects). This keras-seq has: {', '.join(known)}."
         ) from error
 
 
@@ -63,8 +63,3 @@ def _collect(node, names):
         for value in node:
             _collect(value, names)
 
-
-def _version():
-    from keras_seq import __version__
-
-    return __version__

@@ -11,7 +11,7 @@ and the sigmoid; the RNN machinery (states, masking, dropout masks, `stateful`,
 float rounding) as the cell in `keras.layers.RNN`.
 
 The free energy's `(batch, num_classes, units)` softplus is the hot spot:
-`_softplus_sum` computes it without exponentiating that tensor and with one
+`softplus_sum` computes it without exponentiating that tensor and with one
 log per four units (`_fast_softplus_sum`), exactly, and recomputes its
 gradient in the backward pass instead of saving it.
 """
@@ -44,7 +44,7 @@ _SHIFT_ABOVE = 20.0
 _LOG_GROUP = 4
 # The label weights of one hidden unit may span at most this much for the fast
 # free energy to be exact (it keeps those products above the smallest normal
-# float32); beyond it `_softplus_sum` takes the plain softplus.
+# float32); beyond it `softplus_sum` takes the plain softplus.
 _MAX_LABEL_SPREAD = 40.0
 
 
@@ -120,7 +120,7 @@ def _log_group(units):
     return groups
 
 
-def _exact_softplus_sum(pre_activation, label_kernel):
+def plain_softplus_sum(pre_activation, label_kernel):
     """The same sum as one `(n, K, units)` softplus, stable for any values."""
     per_class = ops.expand_dims(pre_activation, 1) + label_kernel
     return ops.sum(_softplus(per_class), axis=-1)
@@ -135,7 +135,7 @@ def _exact_sigmoid(pre_activation, label_kernel):
     return ops.sigmoid(ops.expand_dims(pre_activation, 1) + label_kernel)
 
 
-def _softplus_sum(pre_activation, label_kernel):
+def softplus_sum(pre_activation, label_kernel):
     """`sum_j softplus(a[n, j] + U[y, j])` for every class, `(n, K)`: the
     free-energy term of eq. 7, the cell's hot spot.
 
@@ -147,12 +147,12 @@ def _softplus_sum(pre_activation, label_kernel):
     holds custom gradients)."""
 
     @ops.custom_gradient
-    def softplus_sum(pre_activation, label_kernel):
+    def with_recomputed_gradient(pre_activation, label_kernel):
         fast = _fast_is_exact(label_kernel)
         total = _cond(
             fast,
             lambda: _fast_softplus_sum(pre_activation, label_kernel),
-            lambda: _exact_softplus_sum(pre_activation, label_kernel),
+            lambda: plain_softplus_sum(pre_activation, label_kernel),
         )
 
         def grad(*args, upstream=None):
@@ -172,7 +172,7 @@ def _softplus_sum(pre_activation, label_kernel):
 
         return total, grad
 
-    return softplus_sum(pre_activation, label_kernel)
+    return with_recomputed_gradient(pre_activation, label_kernel)
 
 
 def _class_logits(pre_activation, label_kernel, label_bias, compute_dtype):
@@ -183,7 +183,7 @@ def _class_logits(pre_activation, label_kernel, label_bias, compute_dtype):
         label_kernel = ops.cast(label_kernel, "float32")
     else:
         label_kernel = _read(label_kernel)
-    total = _softplus_sum(pre_activation, label_kernel)
+    total = softplus_sum(pre_activation, label_kernel)
     return ops.cast(total, compute_dtype) + label_bias
 
 

@@ -619,7 +619,7 @@ def test_fast_free_energy_matches_softplus_sums(rng, dtype):
         rtol = 1e-6 if dtype == "float32" else 1e-12
         np.testing.assert_allclose(value, expected, rtol=rtol, atol=1e-5 if dtype == "float32" else 1e-12)
         grads = _function_gradients(
-            lambda a, u: keras.ops.sum(scrbm._softplus_sum(a, u) * upstream_t),
+            lambda a, u: keras.ops.sum(scrbm.softplus_sum(a, u) * upstream_t),
             [a_t, u_t],
         )
         np.testing.assert_allclose(grads[0], np.einsum("nk,nku->nu", upstream, sigmoid), rtol=rtol, atol=rtol)
