@@ -239,7 +239,9 @@ for dataset in ("seq_mnist", "permuted_mnist"):
 # TrellisNet (Bai, Kolter & Koltun, ICLR 2019): the reference code's
 # hyperparameters (emb / hidden / out, levels, optimiser, dropouts out / in /
 # h / wdrop / emb, aux weight / frequency, batch). The paper gives no epoch
-# counts: the Recipe default is kept.
+# counts: the Recipe default is kept. The reference's `--nhid` excludes the
+# output channels (its state is nhid + nout wide, TrellisNet/trellisnet.py),
+# while `hidden_units` here counts them: hidden_units = nhid + nout.
 _TRELLIS = "Bai, Kolter & Koltun, Trellis Networks for Sequence Modeling (ICLR 2019)"
 _TRELLIS_QUICK = {"hidden_units": 8, "output_units": 4, "num_levels": 2, "dilations": (1, 2)}
 for dataset, accuracy in (("seq_mnist", 0.9920), ("permuted_mnist", 0.9813)):
@@ -248,7 +250,7 @@ for dataset, accuracy in (("seq_mnist", 0.9920), ("permuted_mnist", 0.9813)):
             name=f"{'sequential_mnist' if dataset == 'seq_mnist' else dataset}_trellisnet",
             dataset=dataset,
             builder="trellisnet_model",
-            model={"hidden_units": 120, "output_units": 10, "num_levels": 11,
+            model={"hidden_units": 120 + 10, "output_units": 10, "num_levels": 11,
                    "dilations": (1, 1) + tuple(2**i for i in range(1, 10)),
                    "output_dropout": 0.1, "input_dropout": 0.2, "dropout": 0.2, "weight_dropout": 0.1,
                    "learning_rate": 4e-3},
@@ -267,7 +269,7 @@ add(
         name="ptb_char_trellisnet",
         dataset="ptb_char",
         builder="trellisnet_model",
-        model={"embedding_dim": 200, "hidden_units": 1050, "output_units": 200, "num_levels": 140,
+        model={"embedding_dim": 200, "hidden_units": 1050 + 200, "output_units": 200, "num_levels": 140,
                "output_dropout": 0.1, "input_dropout": 0.1, "dropout": 0.29, "weight_dropout": 0.26,
                "embedding_dropout": 0.02, "aux_weight": 0.3, "aux_frequency": 80, "stateful": True,
                "learning_rate": 2e-3},
@@ -304,7 +306,7 @@ add(
         builder="trellisnet_model",
         # 15 experts: the mixture-of-softmaxes count of Yang et al.'s PTB
         # model (the spec leaves it open).
-        model={"embedding_dim": 400, "hidden_units": 1000, "output_units": 400, "num_levels": 58,
+        model={"embedding_dim": 400, "hidden_units": 1000 + 400, "output_units": 400, "num_levels": 58,
                "output_dropout": 0.45, "input_dropout": 0.45, "dropout": 0.28, "weight_dropout": 0.5,
                "embedding_dropout": 0.1, "aux_weight": 0.05, "aux_frequency": 12, "num_experts": 15,
                "stateful": True, "optimizer": "sgd", "learning_rate": 20.0, "clipnorm": 0.225},

@@ -33,3 +33,15 @@ def test_train_trellisnet_recipes_quickly(shared_data_dir, tmp_path, capsys):
               "--output", str(tmp_path)])
     evaluated = json.loads(capsys.readouterr().out)
     assert abs(evaluated["bits_per_event"] - test["bits_per_event"]) < 1e-4
+
+
+def test_paper_recipes_are_as_wide_as_the_reference_models():
+    from zoo import recipes
+
+    # The reference scripts' (--nhid, --nout) defaults; its state is nhid + nout
+    # wide, where `hidden_units` counts the output channels.
+    reference = {"sequential_mnist_trellisnet": (120, 10), "permuted_mnist_trellisnet": (120, 10),
+                 "ptb_char_trellisnet": (1050, 200), "ptb_word_trellisnet": (1000, 400)}
+    for name, (nhid, nout) in reference.items():
+        model = recipes.get(name).model
+        assert (model["hidden_units"], model["output_units"]) == (nhid + nout, nout), name
