@@ -51,13 +51,15 @@ class CarriedOutputRNN(RNN):
         return shapes
 
     def call(self, sequences, initial_state=None, mask=None, training=False, sequences_mask=None):
+        mask = self._sequence_mask(sequences, mask, sequences_mask)
+        return self._run(sequences, initial_state, mask, training)
+
+    def _sequence_mask(self, sequences, mask, sequences_mask):
         what = f"{self.__class__.__name__} inputs"
-        validation.rank(what, sequences.shape, 3, "(batch, time, features)")
-        validation.nonempty_time(what, sequences.shape)
-        # Keras passes the mask carried by `sequences` as `sequences_mask`
-        # when the call has more than one tensor argument (`initial_state=`).
-        if mask is None:
-            mask = sequences_mask
+        return validation.sequence_mask(what, sequences, mask, sequences_mask)
+
+    def _run(self, sequences, initial_state, mask, training):
+        """`call` after the input checks, on checked inputs."""
         if initial_state is not None:
             initial_state = self._full_initial_state(initial_state, sequences)
         outputs = super().call(sequences, initial_state=initial_state, mask=mask, training=training)

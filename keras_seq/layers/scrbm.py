@@ -608,13 +608,7 @@ class SCRBM(CarriedOutputRNN):
         training=False,
         sequences_mask=None,
     ):
-        validation.rank("SCRBM inputs", sequences.shape, 3, "(batch, time, features)")
-        validation.nonempty_time("SCRBM inputs", sequences.shape)
-        # Keras fills in `mask` only for a call with one tensor argument;
-        # with `labels=` or `initial_state=` it passes the mask of
-        # `sequences` (from `Masking`, `Embedding(mask_zero=True)`, ...) here.
-        if mask is None:
-            mask = sequences_mask
+        mask = self._sequence_mask(sequences, mask, sequences_mask)
         cell = self.cell
         if labels is not None:
             labels = self._label_distribution(labels, sequences, mask)
@@ -639,9 +633,7 @@ class SCRBM(CarriedOutputRNN):
                 [projected, ops.matmul(labels, cell.label_kernel)], axis=-1
             )
         try:
-            return super().call(
-                projected, initial_state=initial_state, mask=mask, training=training
-            )
+            return self._run(projected, initial_state, mask, training)
         except Exception:
             self._maybe_reset_dropout_masks(cell)
             raise

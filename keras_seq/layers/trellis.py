@@ -388,14 +388,8 @@ class TrellisBlock(keras.layers.Layer):
     def call(
         self, sequences, initial_state=None, training=False, mask=None, sequences_mask=None
     ):
-        validation.rank(
-            "TrellisBlock inputs", sequences.shape, 3, "(batch, time, features)"
-        )
-        validation.nonempty_time("TrellisBlock inputs", sequences.shape)
-        # Keras passes the mask of `sequences` as `sequences_mask` when the
-        # call has more than one tensor argument (`initial_state=`).
-        mask = mask if mask is not None else sequences_mask
-        step_mask = _step_mask(mask, sequences)
+        mask = validation.sequence_mask("TrellisBlock inputs", sequences, mask, sequences_mask)
+        step_mask = _step_mask(mask)
         if step_mask is not None:  # padded steps read as zero input
             sequences = ops.where(step_mask, sequences, ops.zeros_like(sequences))
         # Without a given or stored state the history is zero, which is known
@@ -822,11 +816,10 @@ class _PreActivation:
         return ops.concatenate(blocks[::-1], axis=1) if len(blocks) > 1 else blocks[0]
 
 
-def _step_mask(mask, sequences):
+def _step_mask(mask):
     """A `(batch, time)` mask as a boolean `(batch, time, 1)`, or None."""
     if mask is None:
         return None
-    validation.step_mask(mask, sequences.shape)
     return ops.expand_dims(ops.cast(mask, "bool"), -1)
 
 

@@ -65,6 +65,20 @@ def step_mask(mask, sequences_shape):
         )
 
 
+def sequence_mask(what, sequences, mask=None, sequences_mask=None):
+    """Checks `(batch, time, features)` sequences of at least one step and
+    returns their `(batch, time)` mask, checked against them: `mask`, else
+    `sequences_mask`, where Keras passes the mask carried by `sequences`
+    when a call has more than one tensor argument (`labels=`,
+    `initial_state=`)."""
+    rank(what, sequences.shape, 3, "(batch, time, features)")
+    nonempty_time(what, sequences.shape)
+    mask = sequences_mask if mask is None else mask
+    if mask is not None:
+        step_mask(mask, sequences.shape)
+    return mask
+
+
 def labels(labels, sequences_shape, num_classes):
     """Checks labels given as ids `(batch, time)` or one-hot `(..., K)`."""
     shape = tuple(labels.shape)

@@ -115,7 +115,12 @@ def test_sequences_of_length_zero_are_refused(make):
         make()(np.zeros((2, 0, 3), "float32"))
 
 
-def test_mask_of_the_wrong_shape_is_refused(rng):
+@pytest.mark.parametrize(
+    "make",
+    [lambda: SCRBM(4, 3), lambda: LMN(4, 5), lambda: trellis_block(4)],
+    ids=["SCRBM", "LMN", "TrellisBlock"],
+)
+def test_mask_of_the_wrong_shape_is_refused(rng, make):
     x = rng.normal(size=(2, 5, 4)).astype("float32")
-    with pytest.raises(ValueError, match=r"`mask` must have shape \(batch, time\)"):
-        trellis_block(4)(x, mask=np.ones((2, 4), bool))
+    with pytest.raises(ValueError, match=r"`mask` must have shape \(batch, time\) = \(2, 5\); got \(2, 4\)"):
+        make()(x, mask=np.ones((2, 4), bool))
