@@ -60,6 +60,19 @@ def finite_differences(fn, arrays, eps=1e-6):
     return grads
 
 
+def assert_gradients_match_finite_differences(layer, autodiff, numpy_loss, weights, names):
+    """`autodiff` (from `gradients(layer, ...)`) against central differences
+    of `numpy_loss(arrays)`, the arrays in `names` order taken from the dict
+    `weights`: every trainable weight of `layer`, matched by name."""
+    numeric = finite_differences(numpy_loss, [weights[n].copy() for n in names])
+    order = [v.path.split("/")[-1] for v in layer.trainable_variables]
+    assert sorted(order) == sorted(names)
+    for name, grad in zip(order, autodiff):
+        np.testing.assert_allclose(
+            grad, numeric[names.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
+        )
+
+
 def backend_has_xla():
     return keras.backend.backend() in ("tensorflow", "jax")
 

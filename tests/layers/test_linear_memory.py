@@ -157,13 +157,9 @@ def _check_gradient(rng, output):
         out = m if output == "memory" else h
         return (out * coefficients).sum()
 
-    numeric = support.finite_differences(numpy_loss, [weights[n].copy() for n in WEIGHT_NAMES])
-    order = [v.path.split("/")[-1] for v in layer.trainable_variables]
-    assert sorted(order) == sorted(WEIGHT_NAMES)
-    for name, grad in zip(order, autodiff):
-        np.testing.assert_allclose(
-            grad, numeric[WEIGHT_NAMES.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
-        )
+    support.assert_gradients_match_finite_differences(
+        layer, autodiff, numpy_loss, weights, WEIGHT_NAMES
+    )
 
 
 def test_lmn_b_memory_is_linear_in_h(rng):

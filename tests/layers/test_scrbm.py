@@ -163,12 +163,9 @@ def _check_gradient(rng, mode):
         log_p = z - np.log(np.exp(z).sum(-1, keepdims=True))
         return -(log_p * targets).sum()
 
-    numeric = support.finite_differences(numpy_loss, [weights[n].copy() for n in WEIGHT_NAMES])
-    order = [v.path.split("/")[-1] for v in layer.trainable_variables]
-    for name, grad in zip(order, autodiff):
-        np.testing.assert_allclose(
-            grad, numeric[WEIGHT_NAMES.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
-        )
+    support.assert_gradients_match_finite_differences(
+        layer, autodiff, numpy_loss, weights, WEIGHT_NAMES
+    )
 
 
 def test_teacher_forcing_changes_the_state_and_shares_weights(rng):

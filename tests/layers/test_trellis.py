@@ -43,6 +43,16 @@ def effective_kernels(weights, weight_masks=None):
     return kernels
 
 
+def reference_parameters(x, weights, h0=None, c0=None, weight_masks=None):
+    """What both numpy references start from: the effective input and hidden
+    kernels, the bias, and the history (zeros unless given)."""
+    U, W = effective_kernels(weights, weight_masks)
+    shape = (x.shape[0], W.shape[1])
+    h0 = np.zeros(shape) if h0 is None else h0
+    c0 = np.zeros(shape) if c0 is None else c0
+    return U, W, weights["bias"], h0, c0
+
+
 def reference_trellis(x, weights, num_levels, dilations, h0=None, c0=None,
                       hidden_mask=None, weight_masks=None):
     """Returns (h, c) of every level after the first, each (batch, time, H).
@@ -51,12 +61,9 @@ def reference_trellis(x, weights, num_levels, dilations, h0=None, c0=None,
     h that the hidden convolution reads (history h0 included), at every
     level and step; the levels' outputs are not masked. `weight_masks` as in
     `effective_kernels`."""
-    U, W = effective_kernels(weights, weight_masks)
-    b = weights["bias"]
+    U, W, b, h0, c0 = reference_parameters(x, weights, h0, c0, weight_masks)
     k, hidden = W.shape[0], W.shape[1]
     batch, steps, _ = x.shape
-    h0 = np.zeros((batch, hidden)) if h0 is None else h0
-    c0 = np.zeros((batch, hidden)) if c0 is None else c0
     h = np.zeros((batch, steps, hidden))  # level 0
     c = np.zeros((batch, steps, hidden))
     levels = []
@@ -189,13 +196,9 @@ def _check_gradient(rng):
         ref = reference_trellis(x, dict(zip(names, arrays)), levels, dilations, h0, c0)
         return ((ref[-1][0][..., -out:] - target) ** 2).sum()
 
-    numeric = support.finite_differences(numpy_loss, [weights[n].copy() for n in names])
-    order = [v.path.split("/")[-1] for v in layer_state.trainable_variables]
-    assert sorted(order) == sorted(names)
-    for name, grad in zip(order, autodiff):
-        np.testing.assert_allclose(
-            grad, numeric[names.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
-        )
+    support.assert_gradients_match_finite_differences(
+        layer_state, autodiff, numpy_loss, weights, names
+    )
 
 
 class _StateBound(keras.layers.Layer):
@@ -566,12 +569,9 @@ def per_level_reference(x, weights, num_levels, dilations, h0=None, c0=None,
     (masked) previous level padded with the (masked) history, one matmul
     over the stacked taps each, then the gates: the straightforward
     per-level evaluation. Returns (h, c) of every level after the first."""
-    U, W = effective_kernels(weights, weight_masks)
-    b = weights["bias"]
+    U, W, b, h0, c0 = reference_parameters(x, weights, h0, c0, weight_masks)
     k, hidden = W.shape[0], W.shape[1]
     batch, steps, features = x.shape
-    h0 = np.zeros((batch, hidden)) if h0 is None else h0
-    c0 = np.zeros((batch, hidden)) if c0 is None else c0
     m = np.ones((batch, hidden)) if hidden_mask is None else hidden_mask
 
     def conv(sequence, kernel, d, pad):
@@ -708,12 +708,9 @@ def test_fast_paths_gradient_matches_finite_differences(rng, fold):
             )
             return ((ref[-1][0][..., -out:] - target) ** 2).sum()
 
-        numeric = support.finite_differences(numpy_loss, [weights[n].copy() for n in names])
-        order = [v.path.split("/")[-1] for v in bound.trainable_variables]
-        for name, grad in zip(order, autodiff):
-            np.testing.assert_allclose(
-                grad, numeric[names.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
-            )
+        support.assert_gradients_match_finite_differences(
+            bound, autodiff, numpy_loss, weights, names
+        )
 
 
 def test_compiled_fit_with_loops_equals_the_unrolled_levels(rng):
