@@ -54,14 +54,46 @@ def _strategy_scope(kind):
     return strategy.scope() if hasattr(strategy, "scope") else contextlib.nullcontext()
 
 
-def _train(args):
+def _with_settings(name, pairs):
+    """Recipe `name` with the model arguments of `--set ARG=VALUE ...`
+    (VALUE a Python literal, else text), renamed `name+ARG=VALUE,...` so
+    that its runs and checkpoints keep apart from the recipe's own."""
+    import ast
+    import dataclasses
+
     from keras_seq.zoo import recipes
+    from keras_seq.zoo import registry
+
+    recipe = recipes.get(name)
+    if not pairs:
+        return recipe
+    # A builder taking `**arguments` (the n-gram counts) reads the recipe's.
+    allowed = set(recipe.model) | (registry.builder_arguments(recipe.builder) or set())
+    settings = {}
+    for pair in pairs:
+        key, equals, text = pair.partition("=")
+        if not equals or not key or not text:
+            raise ValueError(f"--set takes ARGUMENT=VALUE pairs; got {pair!r}.")
+        if key not in allowed:
+            raise ValueError(f"--set {key}: recipe {name!r} (builder {recipe.builder!r}) has no model argument "
+                             f"{key!r}; it takes {', '.join(sorted(allowed))}.")
+        try:
+            settings[key] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            settings[key] = text
+    label = ",".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in sorted(settings.items()))
+    return dataclasses.replace(recipe, name=f"{name}+{label.replace(' ', '')}", model={**recipe.model, **settings})
+
+
+def _train(args):
     from keras_seq.zoo import report
     from keras_seq.zoo import train
 
+    if args.set and len(args.recipes) > 1:
+        raise ValueError("--set changes one recipe; name one.")
     scope = _strategy_scope(args.strategy)
     with scope:  # models are built inside train.run, hence under the strategy
-        records = [train.run(recipes.get(name), **_train_options(args)) for name in args.recipes]
+        records = [train.run(_with_settings(name, args.set), **_train_options(args)) for name in args.recipes]
     table = report.markdown_table(records)
     print(table)
     if args.markdown:
@@ -227,6 +259,10 @@ def _parser():
         sub.add_argument("--fixed-shapes", action="store_true",
                          help="pad each split to its longest sequence and drop the last partial "
                               "training batch: one XLA compilation (TPUs)")
+        if name == "train":
+            sub.add_argument("--set", nargs="+", default=None, metavar="ARG=VALUE",
+                             help="change model arguments of the recipe (VALUE: a Python literal), e.g. "
+                                  "--set units=250 dropout=0.5; the run is named RECIPE+ARG=VALUE,...")
         if name == "compare":
             sub.add_argument("--match-parameters", action="store_true",
                              help="size each recipe after the first to the first model's parameter count")

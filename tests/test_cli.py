@@ -22,6 +22,10 @@ def _keras_seq(*args):
     (["compare", "jsb_chorales_lstm", "ocr_ms_lstm", "--quick"], "one dataset; got jsb_chorales_lstm on jsb_chorales"),
     (["evaluate", "jsb_chorales_lstm", "--split", "bogus"], "unknown split 'bogus' of jsb_chorales; it has train, valid, test"),
     (["train", "jsb_chorales_lstm", "--max-seconds", "0"], "argument --max-seconds: expected a positive number"),
+    (["train", "ocr_ms_lstm", "--set", "unit=50"], "--set unit: recipe 'ocr_ms_lstm' (builder 'labelling_model') "
+                                                   "has no model argument 'unit'; it takes"),
+    (["train", "ocr_ms_lstm", "--set", "units"], "--set takes ARGUMENT=VALUE pairs; got 'units'"),
+    (["train", "ocr_ms_lstm", "ocr_ms_gru", "--set", "units=50"], "--set changes one recipe; name one"),
 ])
 def test_user_errors_are_one_line_and_exit_2(args, message):
     result = _keras_seq(*args)
@@ -51,3 +55,16 @@ def test_help_shows_defaults(capsys):
         cli.main(["train", "--help"])
     out = capsys.readouterr().out
     assert "(default: runs)" in out and "(default: 1)" in out
+
+
+def test_set_trains_the_recipe_with_changed_arguments_under_its_own_name(shared_data_dir, tmp_path, capsys):
+    import json
+
+    from keras_seq import cli
+
+    cli.main(["train", "ocr_ms_lstm", "--quick", "--set", "dropout=0.5", "l2=1e-4", "--data-dir", shared_data_dir,
+              "--output", str(tmp_path)])
+    assert "| ocr_ms_lstm+dropout=0.5,l2=0.0001 (quick) |" in capsys.readouterr().out
+    record = json.load(open(tmp_path / "ocr_ms_lstm+dropout=0.5,l2=0.0001" / "seed-0-quick" / "record.json"))
+    assert (record["model"]["dropout"], record["model"]["l2"]) == (0.5, 1e-4)
+    assert not (tmp_path / "ocr_ms_lstm").exists()

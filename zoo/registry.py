@@ -14,6 +14,7 @@ in a module listed in `FAMILY_MODULES`.
 
 import dataclasses
 import importlib
+import inspect
 
 # The modules whose import registers the families' builders.
 FAMILY_MODULES = ("keras_seq.zoo.builders", "keras_seq.zoo.trellis_builders", "keras_seq.zoo.train_ngram")
@@ -98,3 +99,12 @@ def family(name):
     if name not in FAMILIES:
         raise ValueError(f"Unknown builder {name!r}; registered: {', '.join(sorted(FAMILIES))}.")
     return FAMILIES[name]
+
+
+def builder_arguments(name):
+    """The keyword arguments the builder `name` takes (a recipe's `model`
+    may set any of them), or None when it takes any (`**arguments`)."""
+    parameters = inspect.signature(family(name).build).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
