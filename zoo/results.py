@@ -161,10 +161,24 @@ def reproduce_command(name, seed, data_dir, budget_seconds, quick=False):
     return " ".join(parts)
 
 
+def run_name(name, point):
+    """The run directory name of recipe `name` at grid `point` (None: the
+    recipe's own arguments), so that a resumed checkpoint is of this point."""
+    return name if not point else f"{name}+{point_name(point, ',')}"
+
+
+def default_output(records_dir):
+    """Where `results` and `select` keep their runs (checkpoints, models):
+    `runs/` beside the records folder."""
+    return os.path.join(os.path.dirname(os.path.abspath(records_dir)), "runs")
+
+
 def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None, epochs=None, only=None,
-            quick=False, retrain=False, verbose=0):
+            quick=False, retrain=False, verbose=0, output=None):
     """Trains every planned (recipe, seed) that has no record yet and
-    writes its record; returns `{name: [record, ...]}` of what was run."""
+    writes its record; returns `{name: [record, ...]}` of what was run.
+    With `output`, each run keeps a run directory there and a checkpoint
+    per epoch (zoo.runs), so a killed `measure` resumes where it stopped."""
     from keras_seq.zoo import train
 
     measured = {}
@@ -185,7 +199,8 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
             else:
                 print(f"[results] {name} seed {seed}" + (f" with {point}" if point else ""), flush=True)
                 record = train.run(recipe, data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,
-                                   verbose=verbose, max_seconds=budget_seconds)
+                                   verbose=verbose, max_seconds=budget_seconds, output=output,
+                                   run_name=run_name(name, point))
             record["selected_point"] = point
             record["command"] = reproduce_command(name, seed, data_dir, budget_seconds, quick)
             record["date"] = datetime.date.today().isoformat()
@@ -286,12 +301,15 @@ def add_arguments(parser):
     parser.add_argument("--rebuild", action="store_true", help="only rebuild the Markdown from the records")
     parser.add_argument("--retrain", action="store_true", help="rerun (seed, recipe) pairs that have records")
     parser.add_argument("--quick", action="store_true", help="tiny data and models (a check, not results)")
+    parser.add_argument("--output", default=None,
+                        help="run directories and per-epoch checkpoints, so that a killed run resumes "
+                             "(default: runs/ beside --records)")
 
 
 def run(args, argv_text=None):
     if not args.rebuild:
         measure(args.data_dir, args.records, args.seeds, args.budget_seconds, args.epochs, args.only,
-                args.quick, args.retrain)
+                args.quick, args.retrain, output=args.output or default_output(args.records))
     text = markdown(load_records(args.records, quick=args.quick), args.records)
     with open(args.markdown, "w") as f:
         f.write(text)

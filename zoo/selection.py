@@ -45,9 +45,11 @@ def best_point(recipe, records):
 
 
 def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, quick=False, epochs=None,
-        verbose=0):
+        verbose=0, output=None):
     """Trains the grid points of recipe `name` that have no record and
-    writes the choice; returns `(selected record, all point records)`."""
+    writes the choice; returns `(selected record, all point records)`.
+    With `output`, each point's run keeps a run directory and per-epoch
+    checkpoints there (zoo.runs): a killed search resumes."""
     from keras_seq.zoo import train
 
     recipe = recipes.get(name)
@@ -66,7 +68,7 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
             continue
         print(f"[select] {name} {results.point_name(point)}", flush=True)
         record = train.run(results.with_point(recipe, point), data_dir=data_dir, quick=quick, seed=seed, epochs=epochs,
-                           verbose=verbose)
+                           verbose=verbose, output=output, run_name=results.run_name(name, point))
         record["grid_point"] = point
         results.write_record(record, path)
         point_records.append(record)
@@ -105,12 +107,16 @@ def add_arguments(parser):
     parser.add_argument("--seed", type=int, default=0, help="seed of every grid run")
     parser.add_argument("--epochs", type=int, default=None, help="epoch limit (default: the recipe's)")
     parser.add_argument("--quick", action="store_true", help="tiny data and models (a check)")
+    parser.add_argument("--output", default=None,
+                        help="run directories and per-epoch checkpoints, so that a killed search resumes "
+                             "(default: runs/ beside --records)")
 
 
 def main(args):
     recipe = recipes.get(args.recipe)
     best, point_records, choice = run(args.recipe, args.data_dir, args.records,
-                                      parse_only(args.only, recipe.grid), args.seed, args.quick, args.epochs)
+                                      parse_only(args.only, recipe.grid), args.seed, args.quick, args.epochs,
+                                      output=args.output or results.default_output(args.records))
     print(f"| point | validation {recipe.monitor} | converged |\n|---|---:|---|")
     for record in point_records:
         key = results.point_name(record["grid_point"])

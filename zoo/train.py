@@ -189,7 +189,8 @@ def fit(built, train, valid, epochs, every=1, callbacks=(), verbose=2, initial_e
 
 
 def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2,
-        max_seconds=None, jit_compile="auto", steps_per_execution=1, fixed_shapes=False, restart=False):
+        max_seconds=None, jit_compile="auto", steps_per_execution=1, fixed_shapes=False, restart=False,
+        run_name=None):
     """Trains and evaluates one recipe; returns its result record.
 
     Training ends at early stopping, after `epochs` (default: the recipe's),
@@ -202,10 +203,12 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     With `output`, the run writes into its own directory (see zoo.runs:
     `<output>/<recipe>/seed-<seed>/`, never over a finished run) and keeps a
     checkpoint of every epoch: the same call after a crash resumes from the
-    last finished epoch, `restart=True` starts over."""
+    last finished epoch, `restart=True` starts over. `run_name` (default:
+    the recipe's name) names that directory: runs of one recipe with other
+    model arguments (a grid point) need their own."""
     family = registry.family(recipe.builder)
     if family.run is not None:  # e.g. counts, not a Keras model
-        return family.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed)
+        return family.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed, run_name=run_name)
     epochs = (1 if quick else recipe.epochs) if epochs is None else epochs
     validation.positive_int("epochs", epochs)
     keras.utils.set_random_seed(seed)
@@ -228,7 +231,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     directory = checkpoint = None
     initial_epoch = 0
     if output:
-        directory = runs.run_directory(output, recipe.name, seed, quick)
+        directory = runs.run_directory(output, run_name or recipe.name, seed, quick)
         checkpoint = runs.RunCheckpoint(os.path.join(directory, runs.CHECKPOINT), [stopper, budget])
         if restart:
             checkpoint.discard()

@@ -24,7 +24,7 @@ def _split(recipe, split, data_dir, quick):
     return sequences
 
 
-def run(recipe, data_dir=None, quick=False, output=None, seed=0):
+def run(recipe, data_dir=None, quick=False, output=None, seed=0, run_name=None):
     """Fits, selects and tests one n-gram recipe.
 
     Args:
@@ -34,6 +34,7 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0):
         quick: Tiny data and grid (`recipe.quick_model`).
         output: Folder of the run directories (zoo.runs), or None.
         seed: Recorded only (counting is deterministic).
+        run_name: Names the run directory (default: the recipe's name).
 
     Returns:
         The result record (same keys as `train.run`, plus `selection`: the
@@ -66,7 +67,7 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0):
         updates=None, pretraining=None, history={}, selection=selection,
     )
     if output:
-        directory = runs.run_directory(output, recipe.name, seed, quick)
+        directory = runs.run_directory(output, run_name or recipe.name, seed, quick)
         record["run_directory"] = directory
         os.makedirs(directory, exist_ok=True)
         runs.write_json(record, os.path.join(directory, runs.RECORD))

@@ -1,6 +1,7 @@
 """`keras-seq results` (RESULTS.md) and the zoo's training time budget."""
 
 import json
+import os
 
 import keras
 import numpy as np
@@ -175,6 +176,13 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     assert record["selected_point"] == choice["point"]
     assert record["model"]["dropout"] == choice["point"]["dropout"]
     assert f"| ocr_ms_lstm ({results.point_name(choice['point'], ', ')}) |" in (tmp_path / "R.md").read_text()
+    # Every run kept a run directory beside the records, named after its grid
+    # point, so that a killed search or results run resumes its own checkpoint.
+    for name in scores:
+        assert (tmp_path / "runs" / f"ocr_ms_lstm+{name.replace('_', ',')}" / "seed-0-quick" / "record.json").exists()
+    seed_1 = json.load(open(records / "ocr_ms_lstm" / "seed-1.json"))
+    assert seed_1["run_directory"] == str(tmp_path / "runs" / f"ocr_ms_lstm+{best.replace('_', ',')}" / "seed-1-quick")
+    assert not os.path.exists(os.path.join(seed_1["run_directory"], "checkpoint"))  # finished: discarded
     with pytest.raises(ValueError, match="outside the grid: units"):
         selection.grid_points({"dropout": (0.0,)}, {"units": (5,)})
     with pytest.raises(ValueError, match="no grid"):
