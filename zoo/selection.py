@@ -9,7 +9,9 @@ Every point writes its record to `records/<recipe>/grid/<point>.json` (a
 point with a record is not trained again), and the best point on the
 recipe's validation metric goes to `records/<recipe>/selected.json`, which
 `keras-seq results` then trains with its seeds. `--only` restricts the grid
-(points a CPU cannot afford); the restriction is recorded with the choice.
+(points a CPU cannot afford); the points left unsearched are recorded with
+the choice. A search can run in pieces: the points earlier calls trained
+with the same seed are candidates too.
 """
 
 import itertools
@@ -72,8 +74,17 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
         record["grid_point"] = point
         results.write_record(record, path)
         point_records.append(record)
+    # Points an earlier, differently restricted search trained with this seed
+    # are candidates too: a search may be run in pieces.
+    for point in grid_points(recipe.grid):
+        path = results.grid_record_path(records_dir, name, point, quick)
+        if point not in points and os.path.exists(path):
+            record = results.load_record(path)
+            if record["seed"] == seed:
+                point_records.append(record)
     best = best_point(recipe, point_records)
-    dropped = [results.point_name(p) for p in grid_points(recipe.grid) if p not in points]
+    searched = [r["grid_point"] for r in point_records]
+    dropped = [results.point_name(p) for p in grid_points(recipe.grid) if p not in searched]
     choice = {
         "recipe": name, "point": best["grid_point"], "monitor": recipe.monitor, "mode": recipe.monitor_mode,
         "quick": quick, "seed": seed,

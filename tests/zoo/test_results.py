@@ -183,6 +183,14 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     seed_1 = json.load(open(records / "ocr_ms_lstm" / "seed-1.json"))
     assert seed_1["run_directory"] == str(tmp_path / "runs" / f"ocr_ms_lstm+{best.replace('_', ',')}" / "seed-1-quick")
     assert not os.path.exists(os.path.join(seed_1["run_directory"], "checkpoint"))  # finished: discarded
+    # A search in pieces: a later call restricted to another point chooses
+    # among every point searched so far with this seed.
+    cli.main(["select", "ocr_ms_lstm", "--quick", "--epochs", "10", "--only", "dropout=0.2", "l2=0",
+              "--data-dir", shared_data_dir, "--records", str(records)])
+    choice = json.load(open(records / "ocr_ms_lstm" / "selected-quick.json"))
+    assert set(choice["scores"]) == {"dropout=0_l2=0", "dropout=0.5_l2=0", "dropout=0.2_l2=0"}
+    assert len(choice["dropped"]) == 9 - 3 and choice["scores"][results.point_name(choice["point"])] == min(
+        choice["scores"].values())
     with pytest.raises(ValueError, match="outside the grid: units"):
         selection.grid_points({"dropout": (0.0,)}, {"units": (5,)})
     with pytest.raises(ValueError, match="no grid"):
