@@ -129,7 +129,7 @@ class RecipeHyperModel(kt.HyperModel):
         the zoo's pipelines, made once per hypermodel."""
         if self._data is None:
             recipe = self.recipe
-            training = train.recipe_dataset(recipe, "train", self.data_dir, self.quick, shuffle=True, seed=self.seed)
+            training = train.recipe_dataset(recipe, recipe.train_split, self.data_dir, self.quick, shuffle=True, seed=self.seed)
             valid = train.recipe_dataset(recipe, recipe.valid_split, self.data_dir, self.quick)
             valid_predictor = train.predictor_inputs(recipe, valid)
             self._data = (training, valid, valid_predictor)

@@ -105,7 +105,7 @@ def build(recipe, quick=False, data_dir=None, jit_compile="auto", steps_per_exec
 def _pretraining_sequences(recipe, quick, data_dir):
     """The training `Sequences` a pretraining builder reads (--quick: 12
     sequences cut short, since Piano-midi pieces run to thousands of frames)."""
-    train = data.load_arrays(recipe.dataset, "train", data_dir=data_dir, **recipe.data_options)
+    train = data.load_arrays(recipe.dataset, recipe.train_split, data_dir=data_dir, **recipe.data_options)
     if quick:
         train = quick_sequences(train)
         train = data.Sequences([x[:QUICK_PRETRAINING_STEPS] for x in train.inputs],
@@ -213,7 +213,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     validation.positive_int("epochs", epochs)
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
-    train = recipe_dataset(recipe, "train", data_dir, quick, shuffle=True, seed=seed, fixed_shapes=fixed_shapes)
+    train = recipe_dataset(recipe, recipe.train_split, data_dir, quick, shuffle=True, seed=seed, fixed_shapes=fixed_shapes)
     valid = None
     if recipe.valid_split:
         valid = recipe_dataset(recipe, recipe.valid_split, data_dir, quick, fixed_shapes=fixed_shapes)

@@ -49,7 +49,7 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0, run_name=None):
     if recipe.valid_split is None:
         raise ValueError(f"Recipe {recipe.name!r}: the n-gram model chooses its order on a validation split.")
     arguments = {**recipe.model, **(recipe.quick_model if quick else {})}
-    train = _split(recipe, "train", data_dir, quick)
+    train = _split(recipe, recipe.train_split, data_dir, quick)
     valid = _split(recipe, recipe.valid_split, data_dir, quick)
     test = _split(recipe, "test", data_dir, quick)
     model, selection = ngram.select(

@@ -222,3 +222,26 @@ def test_recipes_with_model_selection_carry_the_papers_grid():
     for name, recipe in recipes.RECIPES.items():
         if recipe.grid:
             assert recipe.valid_split is not None, f"{name}: a grid needs a validation split to choose on"
+
+
+def test_no_recipe_selects_on_its_training_data(shared_data_dir):
+    """Validation sequences are not training sequences (CoNLL-2000's `valid`
+    is cut from its `train`: the recipes train on the rest). A few natural
+    duplicates (short sentences, recurring tunes) stay below 5 %."""
+    import numpy as np
+
+    import keras_seq.data as data
+    from keras_seq.zoo import recipes
+
+    checked = set()
+    for recipe in recipes.RECIPES.values():
+        key = (recipe.dataset, recipe.train_split, recipe.valid_split, str(sorted(recipe.data_options.items())))
+        if recipe.valid_split is None or key in checked or recipe.dataset in ("ptb_char", "ptb_word"):
+            continue  # PTB: one running text per split
+        checked.add(key)
+        train = data.load_arrays(recipe.dataset, recipe.train_split, data_dir=shared_data_dir, **recipe.data_options)
+        valid = data.load_arrays(recipe.dataset, recipe.valid_split, data_dir=shared_data_dir, **recipe.data_options)
+        training = {np.asarray(x).tobytes() for x in train.inputs}
+        shared = np.mean([np.asarray(x).tobytes() in training for x in valid.inputs])
+        assert shared < 0.05, f"{recipe.name}: {shared:.0%} of {recipe.valid_split} is in {recipe.train_split}"
+    assert any(key[0] == "conll2000_chunking" for key in checked)
