@@ -39,3 +39,4 @@ def __dir__():
 if "keras" in sys.modules:
     importlib.import_module("keras_seq.layers")
     importlib.import_module("keras_seq.models")
+    importlib.import_module("keras_seq.metrics")

@@ -1,11 +1,16 @@
 """`load_model`: `keras.saving.load_model` with errors that name the file
 and the class a `.keras` file needs but this installation does not have."""
 
+import importlib
 import json
 import os
 import zipfile
 
 import keras
+
+# The modules whose import registers keras-seq's serializable classes: a
+# saved zoo model names layers, models' layers and losses, and metrics.
+_REGISTERING_MODULES = ("keras_seq.layers", "keras_seq.models", "keras_seq.metrics")
 
 
 def load_model(path, **kwargs):
@@ -19,6 +24,8 @@ def load_model(path, **kwargs):
             layers): the error lists them, with the keras-seq classes this
             version has.
     """
+    for module in _REGISTERING_MODULES:
+        importlib.import_module(module)
     if os.path.isdir(path):
         raise IsADirectoryError(f"{path} is a directory; load_model needs a .keras file")
     if not os.path.isfile(path):
