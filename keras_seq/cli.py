@@ -63,6 +63,7 @@ def _with_settings(name, pairs):
 
     from keras_seq.zoo import recipes
     from keras_seq.zoo import registry
+    from keras_seq.zoo import results
 
     recipe = recipes.get(name)
     if not pairs:
@@ -81,8 +82,7 @@ def _with_settings(name, pairs):
             settings[key] = ast.literal_eval(text)
         except (ValueError, SyntaxError):
             settings[key] = text
-    label = ",".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in sorted(settings.items()))
-    return dataclasses.replace(recipe, name=f"{name}+{label.replace(' ', '')}", model={**recipe.model, **settings})
+    return dataclasses.replace(recipe, name=results.run_name(name, settings), model={**recipe.model, **settings})
 
 
 def _train(args):
