@@ -56,11 +56,11 @@ def _strategy_scope(kind):
 
 def _with_settings(name, pairs):
     """Recipe `name` with the model arguments of `--set ARG=VALUE ...`
-    (VALUE a Python literal, else text), renamed `name+ARG=VALUE,...` so
-    that its runs and checkpoints keep apart from the recipe's own."""
-    import ast
+    (zoo.assignments), renamed `name+ARG=VALUE,...` so that its runs and
+    checkpoints keep apart from the recipe's own."""
     import dataclasses
 
+    from keras_seq.zoo import assignments
     from keras_seq.zoo import recipes
     from keras_seq.zoo import registry
     from keras_seq.zoo import results
@@ -68,20 +68,13 @@ def _with_settings(name, pairs):
     recipe = recipes.get(name)
     if not pairs:
         return recipe
+    settings = assignments.parse(pairs, "--set")
     # A builder taking `**arguments` (the n-gram counts) reads the recipe's.
     allowed = set(recipe.model) | (registry.builder_arguments(recipe.builder) or set())
-    settings = {}
-    for pair in pairs:
-        key, equals, text = pair.partition("=")
-        if not equals or not key or not text:
-            raise ValueError(f"--set takes ARGUMENT=VALUE pairs; got {pair!r}.")
+    for key in settings:
         if key not in allowed:
             raise ValueError(f"--set {key}: recipe {name!r} (builder {recipe.builder!r}) has no model argument "
                              f"{key!r}; it takes {', '.join(sorted(allowed))}.")
-        try:
-            settings[key] = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            settings[key] = text
     return dataclasses.replace(recipe, name=results.run_name(name, settings), model={**recipe.model, **settings})
 
 

@@ -26,6 +26,8 @@ def _keras_seq(*args):
                                                    "has no model argument 'unit'; it takes"),
     (["train", "ocr_ms_lstm", "--set", "units"], "--set takes ARGUMENT=VALUE pairs; got 'units'"),
     (["train", "ocr_ms_lstm", "ocr_ms_gru", "--set", "units=50"], "--set changes one recipe; name one"),
+    (["select", "ocr_ms_lstm", "--only", "dropout"], "--only takes ARGUMENT=V1,V2 pairs; got 'dropout'"),
+    (["select", "ocr_ms_lstm", "--only", "units=50"], "--only names arguments outside the grid: units"),
 ])
 def test_user_errors_are_one_line_and_exit_2(args, message):
     result = _keras_seq(*args)

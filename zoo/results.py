@@ -167,6 +167,15 @@ def run_name(name, point):
     return name if not point else f"{name}+{point_name(point, ',')}"
 
 
+def portable_run_directory(directory, records_dir):
+    """`directory` relative to the folder that holds `records_dir` (the
+    checkout's root, for the default `runs/`), so that a committed record
+    names no path of the machine it ran on."""
+    if directory is None or not os.path.isabs(directory):
+        return directory
+    return os.path.relpath(directory, os.path.dirname(os.path.abspath(records_dir)))
+
+
 def default_output(records_dir):
     """Where `results` and `select` keep their runs (checkpoints, models):
     `runs/` beside the records folder."""
@@ -202,6 +211,7 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
                                    verbose=verbose, max_seconds=budget_seconds, output=output,
                                    run_name=run_name(name, point))
             record["selected_point"] = point
+            record["run_directory"] = portable_run_directory(record.get("run_directory"), records_dir)
             record["command"] = reproduce_command(name, seed, data_dir, budget_seconds, quick)
             record["date"] = datetime.date.today().isoformat()
             write_record(record, path)

@@ -17,6 +17,7 @@ with the same seed are candidates too.
 import itertools
 import os
 
+from keras_seq.zoo import assignments
 from keras_seq.zoo import recipes
 from keras_seq.zoo import results
 
@@ -72,6 +73,7 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
         record = train.run(results.with_point(recipe, point), data_dir=data_dir, quick=quick, seed=seed, epochs=epochs,
                            verbose=verbose, output=output, run_name=results.run_name(name, point))
         record["grid_point"] = point
+        record["run_directory"] = results.portable_run_directory(record.get("run_directory"), records_dir)
         results.write_record(record, path)
         point_records.append(record)
     # Points an earlier, differently restricted search trained with this seed
@@ -96,19 +98,6 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
     return best, point_records, choice
 
 
-def parse_only(pairs, grid):
-    """`["units=50,100", "dropout=0"]` -> {"units": (50, 100), "dropout": (0.0,)}, typed as the grid is."""
-    only = {}
-    for pair in pairs or ():
-        key, _, values = pair.partition("=")
-        if not values or key not in grid:
-            raise ValueError(f"--only takes ARGUMENT=V1,V2 with an argument of the grid "
-                             f"({', '.join(sorted(grid))}); got {pair!r}.")
-        kind = type(grid[key][0])
-        only[key] = tuple(kind(float(v)) if kind in (int, float) else v for v in values.split(","))
-    return only
-
-
 def add_arguments(parser):
     parser.add_argument("recipe", help="a recipe with a grid (keras-seq list)")
     parser.add_argument("--only", nargs="*", default=None, metavar="ARG=V1,V2",
@@ -125,9 +114,9 @@ def add_arguments(parser):
 
 def main(args):
     recipe = recipes.get(args.recipe)
-    best, point_records, choice = run(args.recipe, args.data_dir, args.records,
-                                      parse_only(args.only, recipe.grid), args.seed, args.quick, args.epochs,
-                                      output=args.output or results.default_output(args.records))
+    only = assignments.parse(args.only, "--only", several=True)
+    best, point_records, choice = run(args.recipe, args.data_dir, args.records, only, args.seed, args.quick,
+                                      args.epochs, output=args.output or results.default_output(args.records))
     print(f"| point | validation {recipe.monitor} | converged |\n|---|---:|---|")
     for record in point_records:
         key = results.point_name(record["grid_point"])

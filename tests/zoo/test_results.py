@@ -181,8 +181,12 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     for name in scores:
         assert (tmp_path / "runs" / f"ocr_ms_lstm+{name.replace('_', ',')}" / "seed-0-quick" / "record.json").exists()
     seed_1 = json.load(open(records / "ocr_ms_lstm" / "seed-1.json"))
-    assert seed_1["run_directory"] == str(tmp_path / "runs" / f"ocr_ms_lstm+{best.replace('_', ',')}" / "seed-1-quick")
-    assert not os.path.exists(os.path.join(seed_1["run_directory"], "checkpoint"))  # finished: discarded
+    # Named relative to the folder holding the records: no machine's path is committed.
+    assert seed_1["run_directory"] == os.path.join("runs", f"ocr_ms_lstm+{best.replace('_', ',')}", "seed-1-quick")
+    assert os.path.exists(tmp_path / seed_1["run_directory"] / "record.json")
+    assert not os.path.exists(tmp_path / seed_1["run_directory"] / "checkpoint")  # finished: discarded
+    assert json.load(open(records / "ocr_ms_lstm" / "grid" / f"{best}-quick.json"))["run_directory"] == os.path.join(
+        "runs", f"ocr_ms_lstm+{best.replace('_', ',')}", "seed-0-quick")
     # A search in pieces: a later call restricted to another point chooses
     # among every point searched so far with this seed.
     cli.main(["select", "ocr_ms_lstm", "--quick", "--epochs", "10", "--only", "dropout=0.2", "l2=0",
