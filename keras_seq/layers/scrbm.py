@@ -72,35 +72,33 @@ def _cond(pred, true_fn, false_fn):
     return true_fn() if bool(value) else false_fn()
 
 
-def label_invariants(label_kernel):
-    """What the free energy needs of the label weights `U` `(K, units)` at
-    every step, computed once per sequence: `top = max_y U[y, :]`,
-    `e^(U - top)`, and whether the fast form is exact for them (a scalar
-    boolean tensor: every unit's weights span at most `_MAX_LABEL_SPREAD`)."""
-    top = ops.max(label_kernel, axis=0)
-    spread = top - ops.min(label_kernel, axis=0)
-    return top, ops.exp(label_kernel - top), ops.max(spread) <= _MAX_LABEL_SPREAD
+def _fast_is_exact(label_kernel):
+    """Whether `_fast_softplus_sum` is exact for these label weights (a scalar
+    boolean tensor): every unit's weights span at most `_MAX_LABEL_SPREAD`."""
+    spread = ops.max(label_kernel, axis=0) - ops.min(label_kernel, axis=0)
+    return ops.max(spread) <= _MAX_LABEL_SPREAD
 
 
-def _fast_terms(pre_activation, top, label_exp):
+def _fast_terms(pre_activation, label_kernel):
     """With `M_j = max_y U[y, j]`, `w = a + M`, `c = relu(w - 20)`:
     `softplus(a_j + U[y, j]) = c_j + log(e^-c_j + e^(w_j - c_j) e^(U[y, j] - M_j))`.
     Returns `c` `(n, units)`, `e^-c` and `e^(z - c)` `(n, K, units)`: only
-    `(n, units)` tensors are exponentiated at a step."""
+    `(n, units)` and `(K, units)` tensors are exponentiated."""
+    top = ops.max(label_kernel, axis=0)
     w = pre_activation + top
     shift = ops.relu(w - _SHIFT_ABOVE)
     floor = ops.expand_dims(ops.exp(-shift), 1)
-    scaled = ops.expand_dims(ops.exp(w - shift), 1) * label_exp
+    scaled = ops.expand_dims(ops.exp(w - shift), 1) * ops.exp(label_kernel - top)
     return shift, floor, scaled
 
 
-def _fast_softplus_sum(pre_activation, top, label_exp):
+def _fast_softplus_sum(pre_activation, label_kernel):
     """`sum_j softplus(a[n, j] + U[y, j])`, `(n, K)`, with one log per
     `_LOG_GROUP` units and no exponential of an `(n, K, units)` tensor. Exact
-    (to float rounding) for any pre-activation when `label_invariants` says
-    so: every factor `e^-c + e^(z - c)` then lies in
-    `[e^(20 - spread), 1 + e^20]`, so four multiply within float32."""
-    shift, floor, scaled = _fast_terms(pre_activation, top, label_exp)
+    (to float rounding) for any pre-activation when
+    `_fast_is_exact(label_kernel)`: every factor `e^-c + e^(z - c)` then lies
+    in `[e^(20 - spread), 1 + e^20]`, so four multiply within float32."""
+    shift, floor, scaled = _fast_terms(pre_activation, label_kernel)
     factors = floor + scaled
     units = factors.shape[-1]
     groups = _log_group(units)
@@ -128,8 +126,8 @@ def plain_softplus_sum(pre_activation, label_kernel):
     return ops.sum(_softplus(per_class), axis=-1)
 
 
-def _fast_sigmoid(pre_activation, top, label_exp):
-    _, floor, scaled = _fast_terms(pre_activation, top, label_exp)
+def _fast_sigmoid(pre_activation, label_kernel):
+    _, floor, scaled = _fast_terms(pre_activation, label_kernel)
     return scaled / (floor + scaled)
 
 
@@ -137,27 +135,23 @@ def _exact_sigmoid(pre_activation, label_kernel):
     return ops.sigmoid(ops.expand_dims(pre_activation, 1) + label_kernel)
 
 
-def softplus_sum(pre_activation, label_kernel, invariants=None):
+def softplus_sum(pre_activation, label_kernel):
     """`sum_j softplus(a[n, j] + U[y, j])` for every class, `(n, K)`: the
     free-energy term of eq. 7, the cell's hot spot.
 
-    The fast form where it is exact, else the plain softplus (a `cond` on
-    `label_invariants(label_kernel)`; pass them as `invariants` when `U` is
-    the same at every step, so they are computed once). Its gradient
-    `sigmoid(a + U)`, contracted with the upstream gradient, is recomputed
-    from `a` and `U` in the backward pass, so that no `(n, K, units)` tensor is
-    saved per step, and the `cond` is never differentiated (TensorFlow cannot
-    differentiate one inside a loop when it holds custom gradients). The
-    invariants get no gradient of their own: the one returned for `U` is the
-    whole derivative."""
-    if invariants is None:
-        invariants = label_invariants(label_kernel)
+    The fast form where it is exact, else the plain softplus (a `cond` on the
+    label weights). Its gradient `sigmoid(a + U)`, contracted with the
+    upstream gradient, is recomputed from `a` and `U` in the backward pass, so
+    that no `(n, K, units)` tensor is saved per step, and the `cond` is never
+    differentiated (TensorFlow cannot differentiate one inside a loop when it
+    holds custom gradients)."""
 
     @ops.custom_gradient
-    def with_recomputed_gradient(pre_activation, label_kernel, top, label_exp, fast):
+    def with_recomputed_gradient(pre_activation, label_kernel):
+        fast = _fast_is_exact(label_kernel)
         total = _cond(
             fast,
-            lambda: _fast_softplus_sum(pre_activation, top, label_exp),
+            lambda: _fast_softplus_sum(pre_activation, label_kernel),
             lambda: plain_softplus_sum(pre_activation, label_kernel),
         )
 
@@ -165,7 +159,7 @@ def softplus_sum(pre_activation, label_kernel, invariants=None):
             upstream = args[0] if upstream is None else upstream
             sigmoid = _cond(
                 fast,
-                lambda: _fast_sigmoid(pre_activation, top, label_exp),
+                lambda: _fast_sigmoid(pre_activation, label_kernel),
                 lambda: _exact_sigmoid(pre_activation, label_kernel),
             )
             # A batched matmul for `a` (einsum: PyTorch's `ops.matmul` would
@@ -174,32 +168,22 @@ def softplus_sum(pre_activation, label_kernel, invariants=None):
             return (
                 ops.einsum("nk,nku->nu", upstream, sigmoid),
                 ops.sum(ops.expand_dims(upstream, -1) * sigmoid, axis=0),
-                None,
-                None,
-                None,
             )
 
         return total, grad
 
-    return with_recomputed_gradient(pre_activation, label_kernel, *invariants)
+    return with_recomputed_gradient(pre_activation, label_kernel)
 
 
-def _free_energy_kernel(label_kernel, compute_dtype):
-    """The label weights as the free energy reads them: float32 under mixed
-    precision."""
-    if compute_dtype in _LOW_PRECISION:
-        return ops.cast(label_kernel, "float32")
-    return _read(label_kernel)
-
-
-def _class_logits(pre_activation, label_kernel, label_bias, compute_dtype, invariants=None):
+def _class_logits(pre_activation, label_kernel, label_bias, compute_dtype):
     """Logits `-F(y) = b_y + sum_j softplus(a_j + U[y, j])` (eq. 6-7),
-    `(n, K)`, reduced in float32 under mixed precision; `invariants`:
-    `label_invariants` of `_free_energy_kernel(label_kernel)`, or `None`."""
+    `(n, K)`, reduced in float32 under mixed precision."""
     if compute_dtype in _LOW_PRECISION:
         pre_activation = ops.cast(pre_activation, "float32")
-    label_kernel = _free_energy_kernel(label_kernel, compute_dtype)
-    total = softplus_sum(pre_activation, label_kernel, invariants)
+        label_kernel = ops.cast(label_kernel, "float32")
+    else:
+        label_kernel = _read(label_kernel)
+    total = softplus_sum(pre_activation, label_kernel)
     return ops.cast(total, compute_dtype) + label_bias
 
 
@@ -427,15 +411,13 @@ class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
         recurrent_kernel,
         label_kernel,
         label_bias,
-        invariants=None,
     ):
         """The step after the input projection `projected = x_t W + c`;
         `label_term` is `onehot(y_t) U` (teacher forcing) or `None`
-        (Algorithm 1); `invariants`: `self.label_invariants(label_kernel)`,
-        computed once per sequence, or `None`."""
+        (Algorithm 1)."""
         pre_activation = projected + ops.matmul(h_prev, recurrent_kernel)
         logits = _class_logits(
-            pre_activation, label_kernel, label_bias, self.compute_dtype, invariants
+            pre_activation, label_kernel, label_bias, self.compute_dtype
         )
         probabilities = ops.softmax(logits, axis=-1)
         if label_term is None:
@@ -443,11 +425,6 @@ class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
         h = ops.sigmoid(pre_activation + label_term)
         output = logits if self.return_logits else probabilities
         return output, [output, h]
-
-    def label_invariants(self, label_kernel):
-        """`label_invariants` of the label weights as the free energy reads
-        them (float32 under mixed precision)."""
-        return label_invariants(_free_energy_kernel(label_kernel, self.compute_dtype))
 
     def class_logits(self, pre_activation):
         """Logits `-F(y)` of every class (eq. 6-7) from `a_t`, `(batch, K)`."""
@@ -647,7 +624,6 @@ class SCRBM(CarriedOutputRNN):
             _read(cell.label_kernel),
             _read(cell.label_bias),
         )
-        invariants = cell.label_invariants(weights[1])
         recurrent_mask = None
         if training and cell.recurrent_dropout > 0:
             recurrent_mask = cell.get_recurrent_dropout_mask(initial_state[1])
@@ -673,12 +649,12 @@ class SCRBM(CarriedOutputRNN):
             # of a nested input from its first element's static shape.
             def step(inputs, states):
                 projected, label_term = inputs[:, :units], inputs[:, units:]
-                return cell._step(projected, label_term, hidden(states), *weights, invariants)
+                return cell._step(projected, label_term, hidden(states), *weights)
 
         else:
 
             def step(projected, states):
-                return cell._step(projected, None, hidden(states), *weights, invariants)
+                return cell._step(projected, None, hidden(states), *weights)
 
         return backend.rnn(
             step,
