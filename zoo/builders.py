@@ -154,7 +154,7 @@ def _masked_input(input_shape, vocabulary_size, embedding_dim, padded):
 @register_builder("conv_text_model", data_arguments=_sizes)
 def conv_text_model(
     task="labelling", num_classes=2, input_shape=(), vocabulary_size=None, filters=100,
-    widths=(3, 5), embedding_dim=64, learning_rate=1e-3, l2=0.0,
+    widths=(3, 5), embedding_dim=64, learning_rate=1e-3, l2=0.0, dropout=0.0,
 ):
     """Convolutional text baseline (Favre's CNN-for-text slides; Kim 2014):
     embeddings, n-gram convolutions of several widths, then
@@ -178,6 +178,8 @@ def conv_text_model(
         embedding_dim: Embedding size for token inputs.
         learning_rate: Adam learning rate.
         l2: L2 penalty on the convolution kernels.
+        dropout: Dropout rate on the step features and on the n-gram
+            features, as `labelling_model` applies it.
 
     Returns:
         A `Built` of one model, compiled with the task's loss and metrics
@@ -198,8 +200,12 @@ def conv_text_model(
     from keras_seq.layers import MaskedGlobalMaxPooling1D
     from keras_seq.layers import NgramConvolution
 
+    if dropout:
+        features = keras.layers.Dropout(dropout, name="input_dropout")(features)
     regularizer = keras.regularizers.L2(l2) if l2 else None
     ngrams = NgramConvolution(filters, widths, kernel_regularizer=regularizer, name="ngrams")(features)
+    if dropout:
+        ngrams = keras.layers.Dropout(dropout, name="ngram_dropout")(ngrams)
     if per_sequence:
         ngrams = MaskedGlobalMaxPooling1D(name="max_over_time")(ngrams)
     outputs = keras.layers.Dense(num_classes, name="classes")(ngrams)

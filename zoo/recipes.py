@@ -140,7 +140,8 @@ _LABELLING = (
     ("wsj_pos", {"train_sentences": 2000}, ("train", "valid"), "wsj_pos_2000",
      {"scrbm": 9.178}),
 )
-# The recurrent labelling baselines' regularisation, chosen on validation.
+# The labelling baselines' regularisation (recurrent and convolutional),
+# chosen on validation.
 _LABELLING_GRID = {"dropout": (0.0, 0.2, 0.5), "l2": (0.0, 1e-5, 1e-4)}
 # The SCRBM paper's model selection (Sec. 4.2): hidden units and learning rate;
 # and input dropout, which the regularised baselines have.
@@ -182,6 +183,7 @@ for dataset, options, (train_split, valid_split), stem, published in _LABELLING:
             monitor="val_sequence_error",
             monitor_mode="min",
             **_SCRBM_EARLY_STOPPING,
+            grid=_LABELLING_GRID if valid_split else {},
             quick_model={"filters": 4},
         )
     )

@@ -48,6 +48,14 @@ def test_conv_labeller_real_steps_do_not_see_padding():
     np.testing.assert_allclose(_numpy(vectors(padded_letters))[:, :5], _numpy(vectors(letters)), atol=1e-5)
 
 
+def test_conv_dropout_acts_in_training_only():
+    model, _ = builders.conv_text_model("labelling", num_classes=4, vocabulary_size=20, filters=3, dropout=0.5)
+    assert [layer.name for layer in model.layers if "dropout" in layer.name] == ["input_dropout", "ngram_dropout"]
+    sentence = np.array([[3, 7, 2, 9, 4]], "int32")
+    np.testing.assert_allclose(_numpy(model(sentence)), _numpy(model(sentence)), atol=1e-6)  # inference: deterministic
+    assert not np.allclose(_numpy(model(sentence, training=True)), _numpy(model(sentence)), atol=1e-6)
+
+
 def test_max_over_time_ignores_padded_steps(rng):
     x = rng.normal(size=(3, 6, 4)).astype("float32")
     lengths = np.array([2, 6, 0])

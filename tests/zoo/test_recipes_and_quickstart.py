@@ -219,6 +219,10 @@ def test_recipes_with_model_selection_carry_the_papers_grid():
         assert recipes.get(name).grid == {"units": (100, 250, 500), "learning_rate": (1e-3, 3e-3), "dropout": (0.0, 0.5)}, name
     assert recipes.get("ocr_cv_scrbm").grid == {}  # the cv protocol fixes 1000 units, Adam 1e-3
     assert recipes.get("jsb_chorales_lstm").grid["units"] == (50, 100, 250, 500, 750)  # LMN paper
+    # Every labelling baseline, convolutional too, chooses its regularisation on validation.
+    for stem in ("ocr_ms", "conll2000", "wsj_pos_2000"):
+        for kind in ("lstm", "gru", "simple_rnn", "conv"):
+            assert recipes.get(f"{stem}_{kind}").grid == {"dropout": (0.0, 0.2, 0.5), "l2": (0.0, 1e-5, 1e-4)}, kind
     for name, recipe in recipes.RECIPES.items():
         if recipe.grid:
             assert recipe.valid_split is not None, f"{name}: a grid needs a validation split to choose on"
