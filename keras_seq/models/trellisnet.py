@@ -364,6 +364,14 @@ class TrellisNet(keras.Model):
         self.stateful = stateful
         self.batch_size = batch_size
         self.seed = seed
+        # A `mask=` is read by the block (and by the last-step head); the
+        # output carries it on only while it keeps the time axis.
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        if mask is None or not self.return_sequences:
+            return None
+        return mask if self.aux_frequency is None else {"output": mask, "aux": mask}
 
     @classmethod
     def block_options(cls):

@@ -2,6 +2,8 @@
 changes real steps' outputs or the final state; sequences of length 0 and
 masks of the wrong shape get errors that name them."""
 
+import warnings
+
 import keras
 import numpy as np
 import pytest
@@ -89,7 +91,20 @@ def test_trellisnet_sequence_head_reads_the_last_real_step(rng):
     x = rng.normal(size=(2, 6, 2)).astype("float32")
     padded, mask = pad(x, 0, 3)
     expected = numpy(model(x))
-    np.testing.assert_allclose(numpy(model(padded, mask=mask)), expected, rtol=1e-5, atol=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Keras warns when a layer drops a mask it was given
+        last = model(padded, mask=mask)
+    np.testing.assert_allclose(numpy(last), expected, rtol=1e-5, atol=1e-5)
+    assert model.compute_mask(padded, mask) is None  # no time axis left to mask
+
+
+def test_trellisnet_carries_the_mask_on_its_sequence_outputs(rng):
+    model = TrellisNet(8, 4, 3, input_dim=2, num_outputs=5, dilations=(1, 2))
+    padded, mask = pad(rng.normal(size=(2, 6, 2)).astype("float32"), 0, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model(padded, mask=mask)
+    np.testing.assert_array_equal(numpy(model.compute_mask(padded, mask)), mask)
 
 
 @pytest.mark.parametrize("layer", ["scrbm", "lmn"])
