@@ -108,3 +108,12 @@ def builder_arguments(name):
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
         return None
     return {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def effective_arguments(name, model):
+    """The model arguments `model` gives the builder `name`, with the
+    builder's defaults for those it leaves out: two recipes build the same
+    model exactly when these are equal."""
+    parameters = inspect.signature(family(name).build).parameters.values()
+    defaults = {p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}
+    return {**defaults, **model}

@@ -197,10 +197,11 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
     for name in planned_recipes(only):
         for seed in seeds:
             path = record_path(records_dir, name, seed)
-            if os.path.exists(path) and not retrain:
-                load_record(path)  # a damaged record is named now, not at the rebuild
-                continue
             point = selected_point(records_dir, name, quick)
+            if os.path.exists(path) and not retrain:
+                # A damaged record, or one of another grid point, is named now, not at the rebuild.
+                _check_trained_at(load_record(path), path, recipes.get(name), point)
+                continue
             recipe = recipes.get(name) if point is None else with_point(recipes.get(name), point)
             searched = None if point is None else grid_record_path(records_dir, name, point, quick)
             limit = epochs or (1 if quick else recipe.epochs)
@@ -222,7 +223,44 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
     return measured
 
 
+def _check_trained_at(record, path, recipe, point):
+    """Refuses a record trained with other model arguments than the chosen
+    grid `point` (None: the recipe's own): kept, it would stand in a row of
+    a configuration it is not."""
+    wanted = {**(with_point(recipe, point) if point else recipe).model,
+              **(recipe.quick_model if record.get("quick") else {})}
+    differing = _differing_arguments(recipe, record.get("model", {}), wanted)
+    if differing:
+        raise ValueError(
+            f"{path} was trained with {', '.join(f'{k}={a}' for k, a, _ in differing)}, but "
+            f"{recipe.name} now trains {', '.join(f'{k}={b}' for k, _, b in differing)}"
+            f"{' (chosen by keras-seq select)' if point else ''}. Move the old records aside "
+            f"(records/{recipe.name}/<label>/) or rerun with --retrain."
+        )
+
+
+def _differing_arguments(recipe, model, other):
+    """`[(argument, value in model, value in other)]` where two model
+    argument dicts of `recipe`'s builder disagree, its defaults filled in;
+    the arguments read from the dataset (sizes, task) are not compared."""
+    from keras_seq import data
+    from keras_seq.zoo import registry
+
+    family = registry.family(recipe.builder)
+    derived = {"builder"} | set(family.data_arguments(data.info(recipe.dataset), recipe) if family.data_arguments else ())
+    a, b = (registry.effective_arguments(recipe.builder, {k: v for k, v in m.items() if k not in derived})
+            for m in (model, other))
+    as_json = lambda value: json.loads(json.dumps(value))  # tuples as lists, as records hold them
+    return [(k, a[k], b[k]) for k in sorted((set(a) & set(b)) - derived) if as_json(a[k]) != as_json(b[k])]
+
+
 def _row(name, rows):
+    first_model = rows[0].get("model", {})
+    recipe = recipes.RECIPES.get(name)
+    if recipe and any(_differing_arguments(recipe, r.get("model", {}), first_model) for r in rows[1:]):
+        raise ValueError(f"The records of {name} (seeds {', '.join(str(r['seed']) for r in rows)}) were trained "
+                         "with different model arguments; a row averages one configuration. Move the others "
+                         f"aside (records/{name}/<label>/).")
     first = rows[0]
     metric = report.headline(first)
     nll = report.nll_metric(first)

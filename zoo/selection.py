@@ -11,7 +11,9 @@ recipe's validation metric goes to `records/<recipe>/selected.json`, which
 `keras-seq results` then trains with its seeds. `--only` restricts the grid
 (points a CPU cannot afford); the points left unsearched are recorded with
 the choice. A search can run in pieces: the points earlier calls trained
-with the same seed are candidates too.
+with the same seed are candidates too, and so is the recipe's own run of
+that seed (`records/<recipe>/seed-<seed>.json` from `keras-seq results`)
+when a point builds the same model.
 """
 
 import itertools
@@ -19,6 +21,7 @@ import os
 
 from keras_seq.zoo import assignments
 from keras_seq.zoo import recipes
+from keras_seq.zoo import registry
 from keras_seq.zoo import results
 
 
@@ -47,6 +50,25 @@ def best_point(recipe, records):
     return min(converged, key=lambda r: sign * r["stopping"]["best_value"])
 
 
+def recipe_run_at(records_dir, recipe, point, seed, quick=False, epochs=None):
+    """The record `keras-seq results` wrote for the recipe's own arguments
+    with this seed, when `point` builds that same model (the builder's
+    defaults filled in) under the same epoch limit: the search need not
+    train it again. None otherwise."""
+    path = results.record_path(records_dir, recipe.name, seed)
+    if not os.path.exists(path):
+        return None
+    record = results.load_record(path)
+    if record.get("selected_point") or record["seed"] != seed or bool(record.get("quick")) != quick:
+        return None
+    if record["stopping"]["epoch_limit"] != (epochs or (1 if quick else recipe.epochs)):
+        return None
+    own = registry.effective_arguments(recipe.builder, recipe.model)
+    if registry.effective_arguments(recipe.builder, results.with_point(recipe, point).model) != own:
+        return None
+    return dict(record)
+
+
 def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, quick=False, epochs=None,
         verbose=0, output=None):
     """Trains the grid points of recipe `name` that have no record and
@@ -69,9 +91,11 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
         if os.path.exists(path):
             point_records.append(results.load_record(path))
             continue
-        print(f"[select] {name} {results.point_name(point)}", flush=True)
-        record = train.run(results.with_point(recipe, point), data_dir=data_dir, quick=quick, seed=seed, epochs=epochs,
-                           verbose=verbose, output=output, run_name=results.run_name(name, point))
+        record = recipe_run_at(records_dir, recipe, point, seed, quick, epochs)
+        if record is None:
+            print(f"[select] {name} {results.point_name(point)}", flush=True)
+            record = train.run(results.with_point(recipe, point), data_dir=data_dir, quick=quick, seed=seed,
+                               epochs=epochs, verbose=verbose, output=output, run_name=results.run_name(name, point))
         record["grid_point"] = point
         record["run_directory"] = results.portable_run_directory(record.get("run_directory"), records_dir)
         results.write_record(record, path)

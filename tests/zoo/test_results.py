@@ -138,6 +138,56 @@ def test_results_rebuild_from_committed_records(tmp_path):
     assert "| ocr_ms_lstm |" not in text
 
 
+def test_rebuild_refuses_a_row_of_two_configurations(tmp_path):
+    from keras_seq.zoo import results
+
+    model = {"builder": "labelling_model", "kind": "scrbm", "units": 100}
+    records = tmp_path / "records"
+    results.write_record(_record(0, 0.16, model=model), str(records / "ocr_ms_scrbm" / "seed-0.json"))
+    # An argument only one record names (a data-derived size) is no difference.
+    results.write_record(_record(1, 0.18, model={**model, "input_shape": [128]}),
+                         str(records / "ocr_ms_scrbm" / "seed-1.json"))
+    assert "| ocr_ms_scrbm |" in results.markdown(results.load_records(str(records)), str(records))
+    results.write_record(_record(2, 0.12, model={**model, "units": 250}), str(records / "ocr_ms_scrbm" / "seed-2.json"))
+    with pytest.raises(ValueError, match=r"records of ocr_ms_scrbm \(seeds 0, 1, 2\) were trained with different"):
+        results.markdown(results.load_records(str(records)), str(records))
+
+
+def test_results_refuses_a_record_of_another_grid_point_than_the_chosen_one(tmp_path):
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    model = {"builder": "labelling_model", "kind": "lstm", "units": 100, "dropout": 0.0}
+    results.write_record({**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": model},
+                         str(records / "ocr_ms_lstm" / "seed-0.json"))
+    results.write_record({"recipe": "ocr_ms_lstm", "point": {"dropout": 0.5, "l2": 0.0}},
+                         results.selection_path(str(records), "ocr_ms_lstm"))
+    with pytest.raises(ValueError, match=r"seed-0.json was trained with dropout=0.0, but ocr_ms_lstm now trains "
+                                         r"dropout=0.5 \(chosen by keras-seq select\)\. Move the old records aside"):
+        results.measure(records_dir=str(records), only=["ocr_ms_lstm"], seeds=(0,))
+
+
+def test_select_reuses_the_recipes_own_run_of_a_point_that_builds_the_same_model(shared_data_dir, tmp_path,
+                                                                                 monkeypatch, capsys):
+    from keras_seq import cli
+    from keras_seq.zoo import train
+
+    records = tmp_path / "records"
+    common = ["--quick", "--epochs", "10", "--data-dir", shared_data_dir, "--records", str(records)]
+    cli.main(["results", "--only", "ocr_ms_lstm", "--seeds", "0", "--markdown", str(tmp_path / "R.md"), *common])
+    own = json.load(open(records / "ocr_ms_lstm" / "seed-0.json"))
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("the recipe's own run of this seed is this grid point's run")
+
+    monkeypatch.setattr(train, "run", no_training)
+    cli.main(["select", "ocr_ms_lstm", "--only", "dropout=0", "l2=0", *common])  # the builder's defaults
+    point = json.load(open(records / "ocr_ms_lstm" / "grid" / "dropout=0_l2=0-quick.json"))
+    assert point["test"] == own["test"] and point["grid_point"] == {"dropout": 0.0, "l2": 0.0}
+    assert "[select]" not in capsys.readouterr().out
+    cli.main(["results", "--only", "ocr_ms_lstm", "--seeds", "0", "--markdown", str(tmp_path / "R.md"), *common])
+
+
 def test_a_damaged_record_is_named(tmp_path):
     from keras_seq.zoo import results
 
