@@ -227,9 +227,7 @@ def _check_trained_at(record, path, recipe, point):
     """Refuses a record trained with other model arguments than the chosen
     grid `point` (None: the recipe's own): kept, it would stand in a row of
     a configuration it is not."""
-    wanted = {**(with_point(recipe, point) if point else recipe).model,
-              **(recipe.quick_model if record.get("quick") else {})}
-    differing = _differing_arguments(recipe, record.get("model", {}), wanted)
+    differing = arguments_differing_from(record, recipe, point)
     if differing:
         raise ValueError(
             f"{path} was trained with {', '.join(f'{k}={a}' for k, a, _ in differing)}, but "
@@ -237,6 +235,15 @@ def _check_trained_at(record, path, recipe, point):
             f"{' (chosen by keras-seq select)' if point else ''}. Move the old records aside "
             f"(records/{recipe.name}/<label>/) or rerun with --retrain."
         )
+
+
+def arguments_differing_from(record, recipe, point):
+    """`[(argument, recorded value, value at point)]` where the run `record`
+    does not build the model of `recipe` at grid `point` (None: its own
+    arguments; a --quick record: with its quick arguments)."""
+    wanted = {**(with_point(recipe, point) if point else recipe).model,
+              **(recipe.quick_model if record.get("quick") else {})}
+    return _differing_arguments(recipe, record.get("model", {}), wanted)
 
 
 def _differing_arguments(recipe, model, other):

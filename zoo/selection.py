@@ -21,7 +21,6 @@ import os
 
 from keras_seq.zoo import assignments
 from keras_seq.zoo import recipes
-from keras_seq.zoo import registry
 from keras_seq.zoo import results
 
 
@@ -63,10 +62,7 @@ def recipe_run_at(records_dir, recipe, point, seed, quick=False, epochs=None):
         return None
     if record["stopping"]["epoch_limit"] != (epochs or (1 if quick else recipe.epochs)):
         return None
-    own = registry.effective_arguments(recipe.builder, recipe.model)
-    if registry.effective_arguments(recipe.builder, results.with_point(recipe, point).model) != own:
-        return None
-    return dict(record)
+    return None if results.arguments_differing_from(record, recipe, point) else dict(record)
 
 
 def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, quick=False, epochs=None,
