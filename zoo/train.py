@@ -178,12 +178,14 @@ def fit(built, train, valid, epochs, every=1, callbacks=(), verbose=2, initial_e
     """Fits `built.trainer` on the pipelines (through the builder's
     `dataset_map`), validating every `every` epochs, with the builder's own
     callbacks first; returns the history dict. The one training loop of
-    `run` and of the KerasTuner trials (keras_seq.tuning)."""
+    `run` and of the KerasTuner trials (keras_seq.tuning). The pipelines
+    shuffle themselves (`recipe_dataset`), so `fit` is told not to: Keras
+    would ignore the flag for a tf.data.Dataset, with a warning."""
     if built.dataset_map:  # e.g. deep supervision: targets per output
         train = train.map(built.dataset_map)
         valid = None if valid is None else valid.map(built.dataset_map)
     return built.trainer.fit(
-        train, validation_data=valid, validation_freq=every, epochs=epochs,
+        train, validation_data=valid, validation_freq=every, epochs=epochs, shuffle=False,
         callbacks=[*built.callbacks, *callbacks], verbose=verbose, initial_epoch=initial_epoch,
     ).history
 

@@ -43,6 +43,20 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     assert abs(evaluated["sequence_error"] - record["test"]["sequence_error"]) < 1e-6
 
 
+def test_training_passes_fit_no_flag_it_ignores(shared_data_dir, tmp_path):
+    """The pipelines shuffle themselves; `fit(shuffle=True)` (Keras' default)
+    on a tf.data.Dataset would only print a warning to every user."""
+    import warnings
+
+    from keras_seq.zoo import train
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        train.run(recipes.get("jsb_chorales_lstm"), data_dir=shared_data_dir, quick=True, output=str(tmp_path),
+                  verbose=0)
+    assert not [w for w in caught if "will be ignored" in str(w.message)]
+
+
 XLA_BACKENDS = ("tensorflow", "jax")  # torch has no XLA (jit_compile means torch.compile there)
 TINY_STEPS = 8
 
