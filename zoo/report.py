@@ -213,7 +213,10 @@ def learning_curve(record, path):
     for axis in (top, bottom):
         if best:
             axis.axvline(best, color="grey", linestyle=":", label=f"selected (epoch {best})")
-        axis.legend(fontsize="small")
+        if axis.get_legend_handles_labels()[0]:
+            axis.legend(fontsize="small")
+        else:  # e.g. a 1-epoch run of a recipe that validates every 10 epochs
+            axis.text(0.5, 0.5, "not measured in this run", ha="center", va="center", transform=axis.transAxes)
         axis.grid(alpha=0.3)
     top.set_ylabel(f"{metric} (%)" if metric in PERCENT else metric)
     units = {"frame_nll": "nats per frame", "bits_per_event": "bits per step"}

@@ -40,6 +40,25 @@ def test_learning_curve_puts_validation_points_at_their_epochs(tmp_path, monkeyp
     assert "NOT converged" in top.get_title() and path.stat().st_size > 0
 
 
+def test_learning_curve_says_when_a_panel_has_nothing_measured(tmp_path, monkeypatch):
+    """A 1-epoch run of a recipe validating every 10 epochs has no headline
+    curve (the trainer does not compute it): the panel says so, no warning."""
+    import warnings
+
+    from keras_seq.zoo import report
+
+    record = {"recipe": "ocr_ms_lstm", "task": "labelling", "paper": None, "headline": "sequence_error",
+              "test": {"sequence_error": 0.9, "bits_per_event": 3.0}, "history": {"loss": [2.5], "bits_per_event": [3.1]},
+              "validation_epochs": [],
+              "stopping": {"reason": "epoch_limit", "converged": False, "best_epoch": None, "last_epoch": 1}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure = _figure_of(lambda: report.learning_curve(record, str(tmp_path / "curve.png")), monkeypatch)
+    top, bottom = figure.axes
+    assert [text.get_text() for text in top.texts] == ["not measured in this run"] and top.get_legend() is None
+    assert bottom.get_legend() is not None and not bottom.texts
+
+
 def test_piano_roll_is_cropped_to_the_real_frames(tmp_path, monkeypatch):
     from keras_seq.zoo import report
 
