@@ -332,12 +332,16 @@ def markdown(records, records_dir=RECORDS):
                 with open(note) as f:
                     lines += [f"**{name}.** " + f.read().strip(), ""]
     lines += ["## Not measured yet", "",
-              "CPU-feasible rows without a record (each line is its command):", ""]
+              "CPU-feasible rows without a record (each line is its command; a recipe with a grid is "
+              "first selected on validation):", ""]
     for name in unmeasured:
         recipe = recipes.get(name)
         paper = (f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
                  if recipe.paper else "")
-        lines.append(f"- `keras-seq results --only {name} --seeds 0 1 2 --data-dir ../shared/data`{paper}")
+        command = f"`keras-seq results --only {name} --seeds 0 1 2 --data-dir ../shared/data`"
+        if recipe.grid and selected_point(records_dir, name) is None:  # else the seeds train the defaults
+            command = f"`keras-seq select {name} --data-dir ../shared/data`, then {command}"
+        lines.append(f"- {command}{paper}")
     lines += ["", "GPU/TPU scale (run when an accelerator is available):", ""]
     for name in GPU_SCALE:
         recipe = recipes.get(name)

@@ -229,13 +229,16 @@ def test_fixed_shapes_pad_every_batch_to_one_shape(shared_data_dir):
 def test_recipes_with_model_selection_carry_the_papers_grid():
     from keras_seq.zoo import recipes
 
-    for name in ("ocr_ms_scrbm", "conll2000_scrbm", "wsj_pos_2000_scrbm"):  # SCRBM paper Sec. 4.2
+    for name in ("ocr_ms_scrbm", "conll2000_scrbm", "wsj_pos_2000_scrbm",  # SCRBM paper Sec. 4.2
+                 "bach_melodies_scrbm", "kinderlieder_scrbm"):  # and Sec. 4.1
         assert recipes.get(name).grid == {"units": (100, 250, 500), "learning_rate": (1e-3, 3e-3), "dropout": (0.0, 0.5)}, name
     assert recipes.get("ocr_cv_scrbm").grid == {}  # the cv protocol fixes 1000 units, Adam 1e-3
     assert recipes.get("jsb_chorales_lstm").grid["units"] == (50, 100, 250, 500, 750)  # LMN paper
     # Every labelling baseline, convolutional too, chooses its regularisation on validation.
-    for stem in ("ocr_ms", "conll2000", "wsj_pos_2000"):
-        for kind in ("lstm", "gru", "simple_rnn", "conv"):
+    for stem, kinds in (("ocr_ms", ("lstm", "gru", "simple_rnn", "conv")), ("conll2000", ("lstm", "gru", "simple_rnn", "conv")),
+                        ("wsj_pos_2000", ("lstm", "gru", "simple_rnn", "conv")), ("bach_melodies", ("lstm", "simple_rnn")),
+                        ("kinderlieder", ("lstm", "simple_rnn"))):
+        for kind in kinds:
             assert recipes.get(f"{stem}_{kind}").grid == {"dropout": (0.0, 0.2, 0.5), "l2": (0.0, 1e-5, 1e-4)}, kind
     for name, recipe in recipes.RECIPES.items():
         if recipe.grid:

@@ -134,7 +134,9 @@ def test_results_rebuild_from_committed_records(tmp_path):
     assert cells[7] == "100-102" and cells[8] == "2/3 **(not converged)**" and cells[9] == "61"
     assert "--seeds 0 1 2 --data-dir ../shared/data" in cells[11]
     assert "**ocr_ms_scrbm.** Selection on Algorithm 1 closes 3 points" in text
-    assert "- `keras-seq results --only ocr_ms_lstm --seeds 0 1 2" in text  # listed as not measured
+    # Listed as not measured; its grid is searched first, else its seeds would train the defaults.
+    assert "- `keras-seq select ocr_ms_lstm --data-dir ../shared/data`, then `keras-seq results --only ocr_ms_lstm --seeds 0 1 2" in text
+    assert "- `keras-seq results --only adding_trellisnet --seeds 0 1 2" in text  # no grid
     assert "| ocr_ms_lstm |" not in text
 
 
