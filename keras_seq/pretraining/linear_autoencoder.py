@@ -21,7 +21,8 @@ returns the last `K` inputs exactly.
 unless it is small: both products the SVD needs are convolutions along
 time (`Xi @ W` is a causal convolution of each sequence with the filter bank
 `W` reshaped `(K, a, r)`; `Xi^T @ Q` the matching correlation), done here
-with FFTs over the padded `(n, T, a)` array, and a randomized range finder
+by shifted products for short histories and by FFTs over the padded
+`(n, T, a)` array for long ones (`XiOperator`), and a randomized range finder
 (Halko, Martinsson & Tropp 2011) with power iterations gives the truncated
 SVD.
 """
@@ -301,13 +302,26 @@ class XiOperator:
     Rows: the valid steps `(j, t)`, `t < lengths[j]`, sequence by sequence.
     Columns: `history` blocks of `a`; block `i` holds `v_{t-i}`.
 
+    The products are computed one of two ways, the cheaper for the shape:
+    `"direct"`, one `(rows, a) @ (a, r)` product per history step on the
+    stacked valid steps, shifted by `i` (`K * rows * a * r`; the LMN's
+    window of 10); `"fft"`, the causal convolution with FFTs over the padded
+    sequences (`~4 F * n * a * r` for `F` frequencies; long histories, such
+    as a whole sequence). The FFT route works through the columns of the
+    operand in blocks, so its peak memory stays near `FFT_BLOCK_BYTES`.
+
     Args:
         padded: `(n, T, a)` float array, zeros past each length.
         lengths: `(n,)` valid lengths.
         history: Number of blocks `K`.
+        products: `"direct"`, `"fft"` or `None` (default: the cheaper).
     """
 
-    def __init__(self, padded, lengths, history):
+    FFT_BLOCK_BYTES = 256 * 2**20
+
+    def __init__(self, padded, lengths, history, products=None):
+        if products not in (None, "direct", "fft"):
+            raise ValueError(f"`products` must be 'direct', 'fft' or None; got {products!r}.")
         self.padded = padded
         self.lengths = lengths
         self.history = history
@@ -315,7 +329,12 @@ class XiOperator:
         self.valid = _valid_mask(lengths, steps)
         self.shape = (int(self.valid.sum()), a * history)
         self._fft_size = scipy.fft.next_fast_len(steps + history - 1, real=True)
+        frequencies = self._fft_size // 2 + 1
+        self.products = products or ("direct" if history * self.shape[0] <= 4 * frequencies * n else "fft")
         self._spectrum = None
+        if self.products == "direct":
+            self._stacked = padded[self.valid]  # (rows, a), sequence by sequence
+            self._step = np.broadcast_to(np.arange(steps), (n, steps))[self.valid]  # t of each row
 
     def _padded_spectrum(self):
         if self._spectrum is None:  # (F, n, a), computed once
@@ -323,24 +342,45 @@ class XiOperator:
             self._spectrum = np.ascontiguousarray(spectrum.transpose(1, 0, 2))
         return self._spectrum
 
+    def _column_blocks(self, width):
+        frequencies, n = self._fft_size // 2 + 1, self.padded.shape[0]
+        block = max(1, self.FFT_BLOCK_BYTES // (16 * frequencies * max(n, self.padded.shape[2])))
+        return [slice(start, min(start + block, width)) for start in range(0, width, block)]
+
     def matmul(self, w):
         """`Xi @ w` for `w` of shape `(a * K, r)`: a causal convolution."""
         n, steps, a = self.padded.shape
         filters = w.reshape(self.history, a, -1)
-        filters_f = scipy.fft.rfft(filters, n=self._fft_size, axis=0)  # (F, a, r)
-        out_f = np.matmul(self._padded_spectrum(), filters_f)  # (F, n, r)
-        out = scipy.fft.irfft(out_f, n=self._fft_size, axis=0)[:steps]
-        return out.transpose(1, 0, 2)[self.valid]  # (rows, r)
+        if self.products == "direct":
+            out = self._stacked @ filters[0]
+            for i in range(1, min(self.history, steps)):
+                # Row (j, t) takes v_{j, t-i}, i rows up, when t >= i.
+                out[i:] += (self._stacked[:-i] @ filters[i]) * (self._step[i:] >= i)[:, None]
+            return out
+        out = np.empty((self.shape[0], filters.shape[-1]))
+        for columns in self._column_blocks(filters.shape[-1]):
+            filters_f = scipy.fft.rfft(filters[..., columns], n=self._fft_size, axis=0)  # (F, a, r)
+            out_f = np.matmul(self._padded_spectrum(), filters_f)  # (F, n, r)
+            convolved = scipy.fft.irfft(out_f, n=self._fft_size, axis=0)[:steps]
+            out[:, columns] = convolved.transpose(1, 0, 2)[self.valid]
+        return out  # (rows, r)
 
     def rmatmul(self, q):
         """`Xi^T @ q` for `q` of shape `(rows, r)`: the matching correlation."""
         n, steps, a = self.padded.shape
-        scattered = np.zeros((n, steps, q.shape[1]))
-        scattered[self.valid] = q
-        q_f = scipy.fft.rfft(scattered, n=self._fft_size, axis=1).transpose(1, 0, 2)
-        # G[i] = sum_{j,t} v_{j,t-i}^T q_{j,t}: correlation, lags 0..K-1.
-        g_f = np.matmul(np.conj(self._padded_spectrum()).transpose(0, 2, 1), q_f)
-        g = scipy.fft.irfft(g_f, n=self._fft_size, axis=0)[: self.history]
+        g = np.zeros((self.history, a, q.shape[1]))
+        if self.products == "direct":
+            g[0] = self._stacked.T @ q
+            for i in range(1, min(self.history, steps)):
+                g[i] = self._stacked[:-i].T @ (q[i:] * (self._step[i:] >= i)[:, None])
+            return g.reshape(self.history * a, -1)
+        for columns in self._column_blocks(q.shape[1]):
+            scattered = np.zeros((n, steps, columns.stop - columns.start))
+            scattered[self.valid] = q[:, columns]
+            q_f = scipy.fft.rfft(scattered, n=self._fft_size, axis=1).transpose(1, 0, 2)
+            # G[i] = sum_{j,t} v_{j,t-i}^T q_{j,t}: correlation, lags 0..K-1.
+            g_f = np.matmul(np.conj(self._padded_spectrum()).transpose(0, 2, 1), q_f)
+            g[..., columns] = scipy.fft.irfft(g_f, n=self._fft_size, axis=0)[: self.history]
         return g.reshape(self.history * a, -1)
 
     def dense(self):

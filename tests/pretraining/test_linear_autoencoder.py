@@ -36,11 +36,13 @@ def reversed_history(sequence, t, steps):
 # ---------------------------------------------------------------------------
 # The implicit operator
 # ---------------------------------------------------------------------------
+@pytest.mark.parametrize("products", ["direct", "fft"])
 @pytest.mark.parametrize("history", [1, 3, 9, 12])
-def test_operator_matches_dense_xi(rng, history):
+def test_operator_matches_dense_xi(rng, history, products, monkeypatch):
     sequences = random_sequences(rng)
     padded, lengths = as_padded(sequences)
-    operator = XiOperator(padded, lengths, history)
+    monkeypatch.setattr(XiOperator, "FFT_BLOCK_BYTES", 16 * 8 * 5)  # 1 column per FFT block, 4 blocks
+    operator = XiOperator(padded, lengths, history, products=products)
     xi = dense_xi(sequences, history)
     assert operator.shape == xi.shape
     np.testing.assert_allclose(operator.dense(), xi)
@@ -49,6 +51,18 @@ def test_operator_matches_dense_xi(rng, history):
     np.testing.assert_allclose(operator.matmul(w), xi @ w, atol=1e-12)
     np.testing.assert_allclose(operator.rmatmul(q), xi.T @ q, atol=1e-12)
     np.testing.assert_allclose(operator.frobenius_squared(), np.sum(xi**2))
+
+
+def test_operator_takes_the_cheaper_products():
+    """Shifted products for the LMN's short window (a Nottingham-sized set:
+    FFTs over its padded length took 13 GB), FFTs for a whole-sequence
+    history."""
+    lengths = np.array([400] * 10 + [20] * 90)
+    padded = np.zeros((100, 400, 2))
+    assert XiOperator(padded, lengths, 10).products == "direct"
+    assert XiOperator(padded, lengths, 400).products == "fft"
+    with pytest.raises(ValueError, match="products"):
+        XiOperator(padded, lengths, 10, products="dense")
 
 
 # ---------------------------------------------------------------------------
