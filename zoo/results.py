@@ -250,6 +250,8 @@ def _differing_arguments(recipe, model, other):
     """`[(argument, value in model, value in other)]` where two model
     argument dicts of `recipe`'s builder disagree, its defaults filled in;
     the arguments read from the dataset (sizes, task) are not compared."""
+    if model == other:  # the common case, decided without importing the builders (Keras)
+        return []
     from keras_seq import data
     from keras_seq.zoo import registry
 
