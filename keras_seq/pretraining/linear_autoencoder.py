@@ -307,8 +307,9 @@ class XiOperator:
     stacked valid steps, shifted by `i` (`K * rows * a * r`; the LMN's
     window of 10); `"fft"`, the causal convolution with FFTs over the padded
     sequences (`~F * n * a * r` complex products for `F` frequencies, each
-    worth ~8 shifted ones; long histories, such as a whole sequence). The FFT route works through the columns of the
-    operand in blocks, so its peak memory stays near `FFT_BLOCK_BYTES`.
+    worth ~10 shifted ones; long histories, such as a whole sequence). The
+    FFT route works through the columns of the operand in blocks, so its
+    peak memory stays near `FFT_BLOCK_BYTES` beyond the padded spectrum.
 
     Args:
         padded: `(n, T, a)` float array, zeros past each length.
@@ -330,10 +331,10 @@ class XiOperator:
         self.shape = (int(self.valid.sum()), a * history)
         self._fft_size = scipy.fft.next_fast_len(steps + history - 1, real=True)
         frequencies = self._fft_size // 2 + 1
-        # Per unit of these counts an FFT product cost ~10x a shifted one (one
-        # product pair, p = 250, one thread: JSB 0.8 s against 1.0 s, Bach
-        # chorales 1.2 / 2.6, Piano-midi 4.8 / 12.1, Nottingham 11.6 / 30.5).
-        self.products = products or ("direct" if history * self.shape[0] <= 8 * frequencies * n else "fft")
+        # Per unit of these counts an FFT product costs 7-11x a shifted one
+        # (bench/xi_products.py, window 10: JSB 0.6 s against 1.1 s per product
+        # pair, Bach chorales 0.8 / 2.1, Nottingham 11.6 / 30.1, MuseData 18.3 / 60.0).
+        self.products = products or ("direct" if history * self.shape[0] <= 10 * frequencies * n else "fft")
         self._spectrum = None
         if self.products == "direct":
             self._stacked = padded[self.valid]  # (rows, a), sequence by sequence

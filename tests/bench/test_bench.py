@@ -109,3 +109,16 @@ def test_free_energy_floor_forms_agree_with_the_softplus_sum():
         np.testing.assert_allclose(keras.ops.convert_to_numpy(layer(x)), expected, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="form must be one of"):
         FreeEnergyFloor(4, 3, form="exact")
+
+
+def test_xi_products_bench_times_both_routes_and_checks_they_agree(shared_data_dir):
+    done = subprocess.run(  # a process of its own: the script pins BLAS threads before numpy loads
+        [sys.executable, "-m", "bench.xi_products", "--sets", "jsb_chorales", "--data-dir", shared_data_dir,
+         "--units", "8", "--columns", "12"],
+        cwd=REPOSITORY, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("| jsb_chorales |")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1:4] == ["229", "128", "13578"] and cells[4] in ("shifted", "FFT")
+    assert all(value(cell) >= 0 for cell in cells[5:9]) and value(cells[9]) < 1e-10
