@@ -210,7 +210,9 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
                     and searched_run["stopping"]["epoch_limit"] == limit:
                 record = searched_run  # the grid search already ran this point with this seed
             else:
-                print(f"[results] {name} seed {seed}" + (f" with {point}" if point else ""), flush=True)
+                print(f"[results] {name} seed {seed}" + (f" with {point}" if point else (
+                    f" ({UNSEARCHED}: `keras-seq select {name}` chooses on validation)" if recipe.grid else "")),
+                      flush=True)
                 record = train.run(recipe, data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,
                                    verbose=verbose, max_seconds=budget_seconds, output=output,
                                    run_name=run_name(name, point))
@@ -296,9 +298,14 @@ def _row(name, rows):
             command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
     if first.get("selected_point"):
         name += f" ({point_name(first['selected_point'], ', ')})"
+    elif recipe and recipe.grid:
+        name += f" ({UNSEARCHED})"
     return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
             f"{epochs_text} | {convergence} | {wall:.0f} | {first['hardware']} | `{command}` |")
 
+
+# A row of a recipe with a grid that `select` has not searched.
+UNSEARCHED = "recipe defaults, no recorded selection"
 
 TABLE_HEAD = (
     "| recipe | metric | ours (mean ± std) | seeds | paper | test NLL | parameters | epochs | converged | "

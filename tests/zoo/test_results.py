@@ -87,7 +87,9 @@ def test_results_measures_writes_records_and_reuses_them(shared_data_dir, tmp_pa
     record = json.load(open(records / "ocr_ms_lstm" / "seed-0.json"))
     text = markdown.read_text()
     assert "## SCRBM paper: OCR letters, ms protocol" in text
-    assert "| ocr_ms_lstm | sequence_error |" in text and "13.33 %" in text  # ours beside the paper's
+    # Ours beside the paper's; no selection was made, so the row says it holds the defaults.
+    assert "| ocr_ms_lstm (recipe defaults, no recorded selection) | sequence_error |" in text and "13.33 %" in text
+    assert "ocr_ms_lstm seed 0 (recipe defaults, no recorded selection" in capsys.readouterr().out
     assert "`keras-seq results --only ocr_ms_lstm --seeds 0 --quick --data-dir" in text  # the command that made it
     assert "`keras-seq train ptb_word_trellisnet" in text and "not yet measured" in text
     assert record["max_seconds"] == 30.0 and record["quick"] is True
@@ -127,7 +129,7 @@ def test_results_rebuild_from_committed_records(tmp_path):
     (records / "ocr_ms_scrbm" / "NOTE.md").write_text("Selection on Algorithm 1 closes 3 points of the gap.")
     results.write_record({**_record(0, 0.5), "quick": True}, str(records / "ocr_ms_scrbm" / "seed-9.json"))
     text = results.markdown(results.load_records(str(records)), str(records))
-    row = next(line for line in text.splitlines() if line.startswith("| ocr_ms_scrbm |"))
+    row = next(line for line in text.splitlines() if line.startswith("| ocr_ms_scrbm (recipe defaults, no recorded selection) |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == "18.00 ± 2.00 %"  # mean and sample std over the three seeds; the quick record is apart
     assert cells[3] == "0, 1, 2" and cells[4] == "14.81 %" and cells[5] == "0.680 ± 0.020"
@@ -137,7 +139,7 @@ def test_results_rebuild_from_committed_records(tmp_path):
     # Listed as not measured; its grid is searched first, else its seeds would train the defaults.
     assert "- `keras-seq select ocr_ms_lstm --data-dir ../shared/data`, then `keras-seq results --only ocr_ms_lstm --seeds 0 1 2" in text
     assert "- `keras-seq results --only adding_trellisnet --seeds 0 1 2" in text  # no grid
-    assert "| ocr_ms_lstm |" not in text
+    assert not any(line.startswith("| ocr_ms_lstm") for line in text.splitlines())
 
 
 def test_rebuild_refuses_a_row_of_two_configurations(tmp_path):
@@ -149,7 +151,7 @@ def test_rebuild_refuses_a_row_of_two_configurations(tmp_path):
     # An argument only one record names (a data-derived size) is no difference.
     results.write_record(_record(1, 0.18, model={**model, "input_shape": [128]}),
                          str(records / "ocr_ms_scrbm" / "seed-1.json"))
-    assert "| ocr_ms_scrbm |" in results.markdown(results.load_records(str(records)), str(records))
+    assert "| ocr_ms_scrbm (recipe defaults" in results.markdown(results.load_records(str(records)), str(records))
     results.write_record(_record(2, 0.12, model={**model, "units": 250}), str(records / "ocr_ms_scrbm" / "seed-2.json"))
     with pytest.raises(ValueError, match=r"records of ocr_ms_scrbm \(seeds 0, 1, 2\) were trained with different"):
         results.markdown(results.load_records(str(records)), str(records))
