@@ -303,7 +303,7 @@ class XiOperator:
     Columns: `history` blocks of `a`; block `i` holds `v_{t-i}`.
 
     The products are computed one of two ways, the cheaper for the shape:
-    `"direct"`, one `(rows, a) @ (a, r)` product per history step on the
+    `"shifted"`, one `(rows, a) @ (a, r)` product per history step on the
     stacked valid steps, shifted by `i` (`K * rows * a * r`; the LMN's
     window of 10); `"fft"`, the causal convolution with FFTs over the padded
     sequences (`~F * n * a * r` complex products for `F` frequencies, each
@@ -315,14 +315,14 @@ class XiOperator:
         padded: `(n, T, a)` float array, zeros past each length.
         lengths: `(n,)` valid lengths.
         history: Number of blocks `K`.
-        products: `"direct"`, `"fft"` or `None` (default: the cheaper).
+        products: `"shifted"`, `"fft"` or `None` (default: the cheaper).
     """
 
     FFT_BLOCK_BYTES = 256 * 2**20
 
     def __init__(self, padded, lengths, history, products=None):
-        if products not in (None, "direct", "fft"):
-            raise ValueError(f"`products` must be 'direct', 'fft' or None; got {products!r}.")
+        if products not in (None, "shifted", "fft"):
+            raise ValueError(f"`products` must be 'shifted', 'fft' or None; got {products!r}.")
         self.padded = padded
         self.lengths = lengths
         self.history = history
@@ -334,9 +334,9 @@ class XiOperator:
         # Per unit of these counts an FFT product costs 7-11x a shifted one
         # (bench/xi_products.py, window 10: JSB 0.6 s against 1.1 s per product
         # pair, Bach chorales 0.8 / 2.1, Nottingham 11.6 / 30.1, MuseData 18.3 / 60.0).
-        self.products = products or ("direct" if history * self.shape[0] <= 10 * frequencies * n else "fft")
+        self.products = products or ("shifted" if history * self.shape[0] <= 10 * frequencies * n else "fft")
         self._spectrum = None
-        if self.products == "direct":
+        if self.products == "shifted":
             self._stacked = padded[self.valid]  # (rows, a), sequence by sequence
             self._step = np.broadcast_to(np.arange(steps), (n, steps))[self.valid]  # t of each row
 
@@ -355,7 +355,7 @@ class XiOperator:
         """`Xi @ w` for `w` of shape `(a * K, r)`: a causal convolution."""
         n, steps, a = self.padded.shape
         filters = w.reshape(self.history, a, -1)
-        if self.products == "direct":
+        if self.products == "shifted":
             out = self._stacked @ filters[0]
             for i in range(1, min(self.history, steps)):
                 # Row (j, t) takes v_{j, t-i}, i rows up, when t >= i.
@@ -373,7 +373,7 @@ class XiOperator:
         """`Xi^T @ q` for `q` of shape `(rows, r)`: the matching correlation."""
         n, steps, a = self.padded.shape
         g = np.zeros((self.history, a, q.shape[1]))
-        if self.products == "direct":
+        if self.products == "shifted":
             g[0] = self._stacked.T @ q
             for i in range(1, min(self.history, steps)):
                 g[i] = self._stacked[:-i].T @ (q[i:] * (self._step[i:] >= i)[:, None])
