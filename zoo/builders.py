@@ -119,8 +119,8 @@ def labelling_model(
         raise ValueError(f"labelling_model labels every step; the task {task!r} has one label per sequence.")
     x, features = _token_or_vector_input(input_shape, vocabulary_size, embedding_dim)
 
-    def compile_model(model):  # fresh metric objects per model: they hold state
-        model.compile(optimizer=make_optimizer("adam", learning_rate), **step_task.compile_arguments())
+    def compile_model(model, optimizer=None):  # fresh metric objects per model: they hold state
+        model.compile(optimizer=optimizer or make_optimizer("adam", learning_rate), **step_task.compile_arguments())
         return model
 
     if kind == "scrbm":
@@ -129,7 +129,10 @@ def labelling_model(
         scrbm = SCRBM(units, num_classes, return_logits=True, dropout=dropout, **(regularizer if l2 else {}))
         trainer = keras.Model([x, labels], scrbm(features, labels=labels), name="scrbm_teacher_forcing")
         predictor = keras.Model(x, scrbm(features), name="scrbm_algorithm_1")
-        return Built(compile_model(trainer), compile_model(predictor))
+        # The predictor shares the trainer's weights, and its optimizer: saved
+        # with an optimizer never built, it warned on every reload.
+        compile_model(trainer)
+        return Built(trainer, compile_model(predictor, trainer.optimizer))
     if dropout:
         features = keras.layers.Dropout(dropout, name="input_dropout")(features)
     hidden = recurrent_layer(kind, units, l2)(features)

@@ -284,7 +284,9 @@ def _write_run(directory, record, predictor, test, task):
                             lambda path: report.learning_curve(record, path))
     if task == "next_frame":
         x, y, w = next(iter(test))
-        predicted = np.asarray(predictor.predict(x, verbose=0))[0]
+        # A direct call, not `predict`: one more traced predict function per run
+        # set off TensorFlow's "excessive retracing" warning after each run.
+        predicted = keras.ops.convert_to_numpy(predictor(np.asarray(x), training=False))[0]
         length = int(np.asarray(w)[0].sum())  # the weights are 1 on real frames
         runs.replace_atomically(os.path.join(directory, "roll.png"),
                                 lambda path: report.piano_roll(np.asarray(y)[0], predicted, path, length))

@@ -20,6 +20,7 @@ def test_cli_lists_the_datasets(capsys):
     assert "| jsb_chorales | next_frame |" in out and "| wsj_pos | labelling |" in out
 
 
+@pytest.mark.filterwarnings("error::UserWarning")  # a user's run prints none (SCRBM's saved optimizer, fit's shuffle)
 def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, capsys):
     import json
     import os
