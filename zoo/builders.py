@@ -51,9 +51,10 @@ def recurrent_layer(kind, units, l2=0.0, **kwargs):
 
 @register_builder("piano_roll_model", data_arguments=_keys)
 def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning_rate=1e-3, keys=88,
-                     dropout=0.0):
+                     dropout=0.0, clipnorm=None):
     """Next-frame prediction of binary piano rolls, sigmoid per key;
-    `dropout` on the recurrent layer's outputs, `l2` on its kernels."""
+    `dropout` on the recurrent layer's outputs, `l2` on its kernels, Adam
+    with global gradient-norm clipping at `clipnorm` if given."""
     extra = {"memory_units": memory_units} if memory_units else {}
     model = keras.Sequential(
         [
@@ -64,13 +65,14 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
         ],
         name=f"{kind}_piano_roll",
     )
-    model.compile(optimizer=make_optimizer("adam", learning_rate), **tasks.task("next_frame").compile_arguments())
+    model.compile(optimizer=make_optimizer("adam", learning_rate, clipnorm),
+                  **tasks.task("next_frame").compile_arguments())
     return Built(model, model)
 
 
 @register_builder("pretrained_lmn_model", needs_training_data=True)
 def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain_epochs=5,
-                         learning_rate=1e-3):
+                         learning_rate=1e-3, clipnorm=None):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
     the training `Sequences` (its keys are the targets' width), compiled for
     fine-tuning. Returns a `Built` whose `pretraining_report` holds the
@@ -88,7 +90,8 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
     )
     print(f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
           file=sys.stderr, flush=True)
-    model.compile(optimizer=make_optimizer("adam", learning_rate), **tasks.task("next_frame").compile_arguments())
+    model.compile(optimizer=make_optimizer("adam", learning_rate, clipnorm),
+                  **tasks.task("next_frame").compile_arguments())
     unrolled = pretraining_report["unrolled_model"]
     report = {k: v for k, v in pretraining_report.items() if k not in ("autoencoder", "unrolled_model")}
     # Gradient steps of the unrolled window network (the closed-form autoencoder takes none).

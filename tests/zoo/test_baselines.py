@@ -310,3 +310,16 @@ def test_scrbm_labeller_takes_input_dropout_and_l2_on_its_three_kernels(rng):
     inference = _numpy(built.predictor(x, training=False))
     np.testing.assert_allclose(_numpy(built.predictor(x, training=False)), inference)  # no dropout at inference
     assert not np.allclose(_numpy(built.trainer([x, y], training=True)), _numpy(built.trainer([x, y], training=False)))
+
+
+def test_lmns_clip_gradients_on_the_long_piece_sets_only():
+    from keras_seq.zoo import recipes
+
+    for dataset in ("nottingham", "piano_midi", "musedata"):
+        assert recipes.get(f"{dataset}_lmn_b").model["clipnorm"] == 1.0
+        assert recipes.get(f"{dataset}_lmn_a").model["clipnorm"] == 1.0
+    assert "clipnorm" not in recipes.get("jsb_chorales_lmn_b").model
+    assert "clipnorm" not in recipes.get("nottingham_lstm").model
+    clipped, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8, clipnorm=1.0)
+    plain, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8)
+    assert clipped.optimizer.global_clipnorm == 1.0 and plain.optimizer.global_clipnorm is None
