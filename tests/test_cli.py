@@ -15,7 +15,7 @@ def _keras_seq(*args):
                           env=env, timeout=300)
 
 
-@pytest.mark.parametrize("args, message", [
+USER_ERRORS = [
     (["train", "jsb_chorales_lstm", "--epochs", "0"], "argument --epochs: expected a positive integer, got 0"),
     (["train", "jsb_chorales_lstm", "--epochs", "-1"], "argument --epochs: expected a positive integer, got -1"),
     (["train", "jsb_chorale_lstm"], "unknown recipe 'jsb_chorale_lstm'; did you mean jsb_chorales_lstm"),
@@ -28,13 +28,34 @@ def _keras_seq(*args):
     (["train", "ocr_ms_lstm", "ocr_ms_gru", "--set", "units=50"], "--set changes one recipe; name one"),
     (["select", "ocr_ms_lstm", "--only", "dropout"], "--only takes ARGUMENT=V1,V2 pairs; got 'dropout'"),
     (["select", "ocr_ms_lstm", "--only", "units=50"], "--only names arguments outside the grid: units"),
-])
-def test_user_errors_are_one_line_and_exit_2(args, message):
+]
+# In a fresh process (what a user sees, backend start-up lines included): one
+# error of the argument parser and one raised after the backend's import.
+IN_A_FRESH_PROCESS = {0, 6}
+
+
+def _assert_one_line_exit_2(returncode, stderr, message):
+    assert returncode == 2, stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], stderr
+    assert "Traceback" not in stderr and lines[0].startswith("keras-seq")
+
+
+@pytest.mark.parametrize("args, message", [USER_ERRORS[i] for i in sorted(IN_A_FRESH_PROCESS)])
+def test_user_errors_are_one_line_and_exit_2_in_a_fresh_process(args, message):
     result = _keras_seq(*args)
-    assert result.returncode == 2, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and message in lines[0], result.stderr
-    assert "Traceback" not in result.stderr and lines[0].startswith("keras-seq")
+    _assert_one_line_exit_2(result.returncode, result.stderr, message)
+
+
+@pytest.mark.parametrize("args, message", [e for i, e in enumerate(USER_ERRORS) if i not in IN_A_FRESH_PROCESS])
+def test_user_errors_are_one_line_and_exit_2(args, message, monkeypatch, capsys):
+    from keras_seq import cli
+
+    monkeypatch.setattr(sys, "argv", ["keras-seq", *args])  # as the console script calls it
+    monkeypatch.delenv("KERAS_SEQ_TRACEBACK", raising=False)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    _assert_one_line_exit_2(exit_.value.code, capsys.readouterr().err, message)
 
 
 def test_help_and_list_do_not_import_keras():
