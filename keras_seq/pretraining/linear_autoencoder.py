@@ -338,7 +338,9 @@ class XiOperator:
         self._spectrum = None
         if self.products == "shifted":
             self._stacked = padded[self.valid]  # (rows, a), sequence by sequence
-            self._step = np.broadcast_to(np.arange(steps), (n, steps))[self.valid]  # t of each row
+            step = np.broadcast_to(np.arange(steps), (n, steps))[self.valid]  # t of each row
+            # _reaches[i - 1]: the rows (j, t) from the i-th on whose step t - i exists (t >= i).
+            self._reaches = [(step[i:] >= i)[:, None] for i in range(1, min(history, steps))]
 
     def _padded_spectrum(self):
         if self._spectrum is None:  # (F, n, a), computed once
@@ -347,8 +349,9 @@ class XiOperator:
         return self._spectrum
 
     def _column_blocks(self, width):
-        frequencies, n = self._fft_size // 2 + 1, self.padded.shape[0]
-        block = max(1, self.FFT_BLOCK_BYTES // (16 * frequencies * max(n, self.padded.shape[2])))
+        # Columns per block: its complex (F, n, block) and (F, a, block) spectra fit the budget.
+        n, _, a = self.padded.shape
+        block = max(1, self.FFT_BLOCK_BYTES // (16 * (self._fft_size // 2 + 1) * (n + a)))
         return [slice(start, min(start + block, width)) for start in range(0, width, block)]
 
     def matmul(self, w):
@@ -357,9 +360,9 @@ class XiOperator:
         filters = w.reshape(self.history, a, -1)
         if self.products == "shifted":
             out = self._stacked @ filters[0]
-            for i in range(1, min(self.history, steps)):
+            for i, reaches in enumerate(self._reaches, start=1):
                 # Row (j, t) takes v_{j, t-i}, i rows up, when t >= i.
-                out[i:] += (self._stacked[:-i] @ filters[i]) * (self._step[i:] >= i)[:, None]
+                out[i:] += (self._stacked[:-i] @ filters[i]) * reaches
             return out
         out = np.empty((self.shape[0], filters.shape[-1]))
         for columns in self._column_blocks(filters.shape[-1]):
@@ -375,8 +378,8 @@ class XiOperator:
         g = np.zeros((self.history, a, q.shape[1]))
         if self.products == "shifted":
             g[0] = self._stacked.T @ q
-            for i in range(1, min(self.history, steps)):
-                g[i] = self._stacked[:-i].T @ (q[i:] * (self._step[i:] >= i)[:, None])
+            for i, reaches in enumerate(self._reaches, start=1):
+                g[i] = self._stacked[:-i].T @ (q[i:] * reaches)
             return g.reshape(self.history * a, -1)
         for columns in self._column_blocks(q.shape[1]):
             scattered = np.zeros((n, steps, columns.stop - columns.start))
