@@ -122,7 +122,12 @@ class RecipeHyperModel(kt.HyperModel):
         values = self.space.define(hp)
         keras.utils.set_random_seed(self.seed)
         self._built = self.build_models(self.builder_arguments(values))
-        return self._built.trainer
+        trainer = self._built.trainer
+        if trainer.built and trainer.optimizer is not None and not trainer.optimizer.built:
+            # Built now, so that KerasTuner's reload of a trial's checkpoint
+            # (optimizer state included) loads it instead of skipping it.
+            trainer.optimizer.build(trainer.trainable_variables)
+        return trainer
 
     def datasets(self):
         """(train, validation for the trainer, validation for the predictor),

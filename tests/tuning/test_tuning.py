@@ -41,6 +41,7 @@ FAMILIES = {
 }
 
 
+@pytest.mark.filterwarnings("error::UserWarning")  # e.g. Keras skipping a checkpoint's optimizer state
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_two_trial_search_per_family(family, shared_data_dir, tmp_path):
     recipe, overrides = FAMILIES[family]
