@@ -58,9 +58,31 @@ def converged(record):
     return stopping["converged"]
 
 
+def diverged(record):
+    """True when the run's test NLL is above its chance level (zoo.chance:
+    the training targets' frequencies, inputs ignored), so that it is no
+    trained model whatever ended its training; False when below; None when
+    the record has no chance level (written before 2026-12-02)."""
+    nll = nll_metric(record)
+    chance = record.get("chance") or {}
+    if nll is None or nll not in chance:
+        return None
+    return record["test"][nll] > chance[nll]
+
+
+def chance_mark(record):
+    """'**worse than chance** (...)' for a diverged run, else ''."""
+    if not diverged(record):
+        return ""
+    nll = nll_metric(record)
+    return (f"**worse than chance** (test {nll} {format_value(nll, record['test'][nll])} against "
+            f"{format_value(nll, record['chance'][nll])} from the training frequencies)")
+
+
 def stopped_by(record, mark=True):
     """The 'stopped by' cell: the reason, flagged when it cut a run that was
-    still improving (`mark`), and the best and last epochs."""
+    still improving or when the run ended worse than chance (`mark`), and the
+    best and last epochs."""
     stopping = record.get("stopping") or {"reason": "epoch_limit", "best_epoch": None,
                                           "last_epoch": record.get("epochs_run")}
     text = STOPPED_BY[stopping["reason"]]
@@ -68,6 +90,8 @@ def stopped_by(record, mark=True):
         text = f"**{text}: not converged**"
     if stopping.get("best_epoch") is not None:
         text += f" (best epoch {stopping['best_epoch']} of {stopping['last_epoch']})"
+    if mark and diverged(record):
+        text += f"; {chance_mark(record)}"
     return text
 
 
@@ -129,6 +153,8 @@ def comparison_table(records):
     for r in records:
         mark = {True: "yes", False: "**no**", None: "not judged"}[converged(r)]
         mark += f": {stopped_by(r, mark=False)}"
+        if diverged(r):
+            mark += f"; {chance_mark(r)}"
         lines.append(
             f"| {r['recipe']}{' (quick)' if r['quick'] else ''} | {r['parameters']:,} | {_updates(r)} | "
             f"{r['epochs_run'] if r['epochs_run'] is not None else '–'} | {r['wall_seconds']} | "
@@ -144,13 +170,18 @@ def comparison_summary(records):
     metric = headline(records[0])
     nll = nll_metric(records[0])
     cut = [r["recipe"] for r in records if converged(r) is False]
+    worse = [r["recipe"] for r in records if diverged(r)]
     seeds = sorted({r["seed"] for r in records})
-    if cut:
-        return (
-            f"Not converged: {', '.join(cut)} (stopped by an epoch limit or time budget while still "
-            "improving on validation). These numbers do not say which model is better; rerun "
-            "without --epochs / --max-seconds so that early stopping ends every run."
-        )
+    if cut or worse:
+        reasons = []
+        if cut:
+            reasons.append(f"Not converged: {', '.join(cut)} (stopped by an epoch limit or time budget while "
+                           "still improving on validation).")
+        if worse:
+            reasons.append(f"Worse than chance: {', '.join(worse)} (test {nll} above that of predicting the "
+                           "training frequencies whatever the input: diverged, or not yet trained).")
+        return (" ".join(reasons) + " These numbers do not say which model is better"
+                + ("; rerun without --epochs / --max-seconds so that early stopping ends every run." if cut else "."))
 
     def best(key):
         higher = key in HIGHER_IS_BETTER
@@ -209,6 +240,9 @@ def learning_curve(record, path):
         scale = 100 if axis is top and metric in PERCENT else 1
         axis.plot(epochs, [scale * v for v in values], label=("validation " if validated else "training ") + name,
                   **style)
+    chance = (record.get("chance") or {}).get(nll)
+    if chance is not None:
+        bottom.axhline(chance, color="red", linestyle="--", linewidth=1, label="chance (training frequencies)")
     best = (record.get("stopping") or {}).get("best_epoch")
     for axis in (top, bottom):
         if best:
@@ -223,6 +257,7 @@ def learning_curve(record, path):
     bottom.set_ylabel(f"{nll} ({units[nll]})" if nll in units else nll)
     bottom.set_xlabel("epoch")
     mark = {True: "converged", False: "NOT converged", None: "convergence not judged"}[converged(record)]
+    mark += ", WORSE THAN CHANCE" if diverged(record) else ""
     top.set_title(f"{record['recipe']}: {stopped_by(record, mark=False)}, {mark}", fontsize="medium")
     figure.tight_layout()
     figure.savefig(path, dpi=100)

@@ -287,6 +287,9 @@ def _row(name, rows):
     else:
         done = sum(1 for m in marks if m)
         convergence = f"{done}/{len(rows)}" + ("" if done == len(rows) else " **(not converged)**")
+    worse = sum(1 for r in rows if report.diverged(r))
+    if worse:
+        convergence += f" **({worse} worse than chance)**"
     epochs = [r["epochs_run"] for r in rows if r.get("epochs_run") is not None]
     epochs_text = "–" if not epochs else (str(epochs[0]) if len(set(epochs)) == 1 else f"{min(epochs)}-{max(epochs)}")
     wall = sum(r["wall_seconds"] for r in rows) / len(rows)
@@ -323,7 +326,9 @@ def markdown(records, records_dir=RECORDS):
         "Rebuilt from the run records under `records/` by `keras-seq results --rebuild` (no training); "
         "each row's command reruns it. *converged*: how many of the row's seeds early stopping ended on "
         "validation; a run cut by its epoch limit or a time budget while still improving is marked "
-        "**not converged**, and no comparison should be read from it. Test NLL: nats per frame (piano "
+        "**not converged**, and no comparison should be read from it; a run whose test NLL is above "
+        "chance (predicting the training frequencies whatever the input; records from 2026-12-02 on) is "
+        "marked **worse than chance**: it diverged, whatever ended it. Test NLL: nats per frame (piano "
         "rolls), bits per step (labels, tokens). Wall times are per run, on the hardware named, often "
         "sharing its cores with other work (`load_average` in the records from 2026-12-01 on).",
         "",

@@ -10,10 +10,12 @@ import keras_seq.data as data
 from keras_seq import saving
 from keras_seq.layers import validation
 from keras_seq.zoo import callbacks as zoo_callbacks
+from keras_seq.zoo import chance
 from keras_seq.zoo import records
 from keras_seq.zoo import registry
 from keras_seq.zoo import report
 from keras_seq.zoo import runs
+from keras_seq.zoo import tasks
 from keras_seq.zoo.recipes import QUICK_SEQUENCES  # noqa: F401  (train.QUICK_SEQUENCES for users)
 
 QUICK_STREAM_TOKENS = 5000  # a language-model stream (PTB) is one sequence: cut it
@@ -248,6 +250,12 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     history = checkpoint.history if checkpoint else history
     scores = predictor.evaluate(predictor_inputs(recipe, test), return_dict=True, verbose=0,
                                 callbacks=list(built.callbacks))
+    info = data.info(recipe.dataset)
+    # From unshuffled batches: another pass over the shuffled ones would move
+    # the training's shuffle order along.
+    chance_level = chance.chance_scores(
+        info.task, tasks.task(info.task).outputs(info), recipe_dataset(recipe, recipe.train_split, data_dir, quick),
+        predictor_inputs(recipe, test))
     epochs_run = len(history["loss"])
     updates = int(trainer.optimizer.iterations)
     pretraining_updates = int((pretraining or {}).get("updates", 0))
@@ -269,6 +277,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         # Keras validates at epochs check_every, 2 * check_every, ... (1-based).
         validation_epochs=[recipe.check_every * (i + 1) for i in range(len(history[validated[0]]) if validated else 0)],
         run_directory=directory,
+        chance=chance_level,
     )
     if directory:
         _write_run(directory, record, predictor, test, data.info(recipe.dataset).task)

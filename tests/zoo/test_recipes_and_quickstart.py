@@ -34,6 +34,7 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     assert "| ocr_ms_scrbm (quick) |" in out and "14.81 %" in out
     record = json.load(open(tmp_path / "ocr_ms_scrbm" / "seed-0-quick" / "record.json"))
     assert 0.0 <= record["test"]["sequence_error"] <= 1.0 and record["model"]["kind"] == "scrbm"
+    assert 0.5 < record["chance"]["sequence_error"] <= 1.0 and record["chance"]["bits_per_event"] > 0  # 26 letters
     for name in ("model.keras", "curve.png", "roll.png", "record.json"):
         assert os.path.getsize(tmp_path / "jsb_chorales_lstm" / "seed-0-quick" / name) > 0
     assert os.path.getsize(tmp_path / "table.md") > 0
