@@ -65,3 +65,23 @@ def test_a_run_worse_than_chance_is_marked_in_every_table():
     assert "Worse than chance: nottingham_lmn_b" in summary and "do not say which model is better" in summary
     row = results._row("nottingham_lmn_b", [broken, {**broken, "seed": 1, "test": dict(trained["test"])}])
     assert "| 2/2 **(1 worse than chance)** |" in row
+
+
+def test_records_written_before_the_chance_level_get_it_from_the_data(shared_data_dir, tmp_path):
+    import importlib.util
+    import json
+    import pathlib
+
+    repository = pathlib.Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("add_chance_level", repository / "scripts" / "add_chance_level.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    record = {**_record(305.6, None), "recipe": "jsb_chorales_lstm", "dataset": "jsb_chorales"}
+    del record["chance"]
+    (tmp_path / "jsb_chorales_lstm").mkdir()
+    path = tmp_path / "jsb_chorales_lstm" / "seed-0.json"
+    path.write_text(json.dumps(record))
+    script.main([str(tmp_path), "--data-dir", shared_data_dir])
+    updated = json.loads(path.read_text())
+    assert {k: v for k, v in updated.items() if k != "chance"} == record
+    assert 5 < updated["chance"]["frame_nll"] < 20 and report.diverged(updated)
