@@ -43,6 +43,17 @@ def test_labelling_chance_predicts_the_majority_class(rng):
     assert scores["bits_per_event"] == pytest.approx(bits, rel=1e-5)
 
 
+def test_per_sequence_chance_levels():
+    """Classification: the majority class (no step weights); regression: the mean target."""
+    scores = chance.chance_scores("classification", 3, [(None, np.array([1, 1, 2, 0, 1]))],
+                                  [(None, np.array([1, 2, 2, 1]))])
+    assert scores["accuracy"] == pytest.approx(0.5)
+    p = (np.array([1, 3, 1]) + 0.5) / 6.5
+    assert scores["loss"] == pytest.approx(-np.log(p[[1, 2, 2, 1]]).mean(), rel=1e-5)
+    scores = chance.chance_scores("regression", 1, [(None, np.array([[0.5], [1.5]]))], [(None, np.array([[2.0], [0.0]]))])
+    assert scores["mse"] == pytest.approx(1.0)
+
+
 def _record(nll, chance_nll, reason="early_stopping"):
     return {
         "recipe": "nottingham_lmn_b", "dataset": "nottingham", "task": "next_frame", "data_options": {},
