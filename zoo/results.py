@@ -327,7 +327,8 @@ def markdown(records, records_dir=RECORDS):
         "each row's command reruns it. *converged*: how many of the row's seeds early stopping ended on "
         "validation; a run cut by its epoch limit or a time budget while still improving is marked "
         "**not converged**, and no comparison should be read from it; a run whose test NLL is above "
-        "chance (predicting the training frequencies whatever the input; records from 2026-12-02 on) is "
+        "chance (predicting the training frequencies whatever the input; `scripts/add_chance_level.py` "
+        "added it to the records written before runs recorded it) is "
         "marked **worse than chance**: it diverged, whatever ended it. Test NLL: nats per frame (piano "
         "rolls), bits per step (labels, tokens). Wall times are per run, on the hardware named, often "
         "sharing its cores with other work (`load_average` in the records from 2026-12-01 on).",
