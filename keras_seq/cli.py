@@ -132,6 +132,8 @@ def _evaluate(args):
     from keras_seq.zoo import runs
 
     train.check_saves_keras_model(recipe)
+    if args.teacher_forced and not recipe.teacher_forcing:
+        raise ValueError(f"--teacher-forced: {args.recipe} has no teacher-forcing trainer (the SCRBM recipes have).")
 
     path = args.model
     if path is None:
@@ -140,8 +142,9 @@ def _evaluate(args):
             raise FileNotFoundError(f"no finished run of {args.recipe} (seed {args.seed}) under {args.output}/; "
                                     f"train it with `keras-seq train {args.recipe}` or pass --model.")
         path = os.path.join(finished, "model.keras")
-    scores = train.evaluate(recipe, path, args.data_dir, args.quick, args.split)
-    print(json.dumps({"recipe": args.recipe, "model": path, "split": args.split, **scores}, indent=2))
+    scores = train.evaluate(recipe, path, args.data_dir, args.quick, args.split, args.teacher_forced)
+    scoring = {"scoring": "teacher-forced"} if args.teacher_forced else {}
+    print(json.dumps({"recipe": args.recipe, "model": path, "split": args.split, **scoring, **scores}, indent=2))
 
 
 def _quickstart(args):
@@ -269,6 +272,9 @@ def _parser():
     evaluate.add_argument("--data-dir", default=None, help="the benchmark data folder")
     evaluate.add_argument("--split", default="test", help="a split of the recipe's dataset")
     evaluate.add_argument("--quick", action="store_true", help="the --quick subset of the split")
+    evaluate.add_argument("--teacher-forced", action="store_true",
+                          help="SCRBM recipes: score with the true previous labels (the trainer, eq. 12) "
+                               "instead of Algorithm 1's own predictions")
     evaluate.set_defaults(run=_evaluate)
     # Commands whose module defines its own arguments (none of them imports Keras at import time).
     from keras_seq.tuning import cli as tuning_cli

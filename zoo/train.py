@@ -115,15 +115,48 @@ def _pretraining_sequences(recipe, quick, data_dir):
     return train
 
 
-def evaluate(recipe, model_path, data_dir=None, quick=False, split="test"):
+def evaluate(recipe, model_path, data_dir=None, quick=False, split="test", teacher_forced=False):
     """Test metrics of a saved predictor (`keras-seq train` writes
     `<output>/<recipe>/seed-<seed>/model.keras`) on one split of the
-    recipe's dataset."""
+    recipe's dataset. `teacher_forced`: score the SCRBM's trainer, fed the
+    true previous labels (eq. 12), with the predictor's weights, instead of
+    Algorithm 1, which feeds its own predictions: the difference is what
+    Algorithm 1's errors cost downstream."""
     check_saves_keras_model(recipe)
     model = saving.load_model(model_path)
     dataset = recipe_dataset(recipe, split, data_dir, quick)
-    dataset = predictor_inputs(recipe, dataset)
+    if teacher_forced:
+        model = teacher_forced_model(recipe, model, _run_model_arguments(model_path), quick, data_dir)
+    else:
+        dataset = predictor_inputs(recipe, dataset)
     return {k: float(v) for k, v in model.evaluate(dataset, return_dict=True, verbose=0).items()}
+
+
+def teacher_forced_model(recipe, predictor, arguments=None, quick=False, data_dir=None):
+    """The teacher-forcing trainer of an SCRBM recipe, compiled, holding the
+    weights of `predictor` (a saved Algorithm 1 model); `arguments`: the
+    builder arguments the predictor was built with (default: the recipe's)."""
+    if not recipe.teacher_forcing:
+        raise ValueError(f"{recipe.name} has no teacher-forcing trainer: scoring with the true previous "
+                         "labels applies to the SCRBM recipes.")
+    if arguments is None:
+        built, _ = build(recipe, quick, data_dir)
+    else:
+        built = registry.family(recipe.builder).build(**arguments)
+    built.predictor.set_weights(predictor.get_weights())
+    return built.trainer
+
+
+def _run_model_arguments(model_path):
+    """The builder arguments in the run record beside `model_path`, if any."""
+    path = os.path.join(os.path.dirname(os.path.abspath(model_path)), runs.RECORD)
+    if not os.path.exists(path):
+        return None
+    import json
+
+    with open(path) as f:
+        model = json.load(f)["model"]
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in model.items() if k != "builder"}
 
 
 def check_saves_keras_model(recipe):

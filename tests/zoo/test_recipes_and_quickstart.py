@@ -44,6 +44,23 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     evaluated = json.loads(capsys.readouterr().out)
     assert abs(evaluated["sequence_error"] - record["test"]["sequence_error"]) < 1e-6
 
+    # The trainer fed the true previous labels, holding the saved predictor's weights.
+    cli.main(["evaluate", "ocr_ms_scrbm", "--quick", "--teacher-forced", "--data-dir", shared_data_dir,
+              "--output", str(tmp_path)])
+    forced = json.loads(capsys.readouterr().out)
+    assert forced["scoring"] == "teacher-forced" and 0.0 <= forced["sequence_error"] <= 1.0
+    import numpy as np
+
+    from keras_seq import saving
+    from keras_seq.zoo import train
+
+    predictor = saving.load_model(tmp_path / "ocr_ms_scrbm" / "seed-0-quick" / "model.keras")
+    trainer = train.teacher_forced_model(recipes.get("ocr_ms_scrbm"), predictor, quick=True,
+                                         data_dir=shared_data_dir)
+    assert len(trainer.inputs) == 2
+    for saved, loaded in zip(predictor.get_weights(), trainer.get_weights()):
+        np.testing.assert_array_equal(saved, loaded)
+
 
 def test_training_passes_fit_no_flag_it_ignores(shared_data_dir, tmp_path):
     """The pipelines shuffle themselves; `fit(shuffle=True)` (Keras' default)
