@@ -72,12 +72,12 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
 
 @register_builder("pretrained_lmn_model", needs_training_data=True)
 def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain_epochs=5,
-                         learning_rate=1e-3, clipnorm=None):
+                         learning_rate=1e-3, clipnorm=None, l2=0.0):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
     the training `Sequences` (its keys are the targets' width), compiled for
-    fine-tuning. Returns a `Built` whose `pretraining_report` holds the
-    pretraining's scores and `updates` (the unrolled network's gradient
-    steps)."""
+    fine-tuning, with `l2` on its kernels as `piano_roll_model` has it.
+    Returns a `Built` whose `pretraining_report` holds the pretraining's
+    scores and `updates` (the unrolled network's gradient steps)."""
     import sys
 
     from keras_seq.pretraining import pretrain_lmn
@@ -90,6 +90,19 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
     )
     print(f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
           file=sys.stderr, flush=True)
+    if l2:  # regularisers are made with the weights: the same network, regularised, takes them
+        from keras_seq.layers import LMN
+
+        lmn, readout = model.get_layer("lmn"), model.get_layer("readout")
+        config = {**lmn.get_config(), "kernel_regularizer": keras.regularizers.L2(l2),
+                  "recurrent_regularizer": keras.regularizers.L2(l2)}
+        regularised = keras.Sequential(
+            [keras.Input((None, train.inputs[0].shape[-1])), LMN.from_config(config),
+             keras.layers.Dense.from_config(readout.get_config())],
+            name=model.name,
+        )
+        regularised.set_weights(model.get_weights())
+        model = regularised
     model.compile(optimizer=make_optimizer("adam", learning_rate, clipnorm),
                   **tasks.task("next_frame").compile_arguments())
     unrolled = pretraining_report["unrolled_model"]

@@ -79,6 +79,10 @@ _SCRBM = "Tran et al., Linear-Time Sequence Classification using RBMs"
 _BASELINE_UNITS = (50, 100, 250, 500, 750)
 _PIANO_ROLL_GRID = {kind: {"units": _BASELINE_UNITS, "dropout": (0.0, 0.2, 0.5), "learning_rate": (1e-3, 3e-3)}
                     for kind in ("lstm", "gru", "simple_rnn")}
+# The LMNs' grid, the paper's: (functional, memory) unit pairs and L2.
+_LMN_GRID = {"units,memory_units": ((50, 50), (50, 100), (100, 100), (100, 250), (250, 250), (250, 500)),
+             "l2": (1e-4, 1e-5, 1e-6, 1e-7, 0.0)}
+_PIANO_ROLL_GRID.update(lmn_a=_LMN_GRID, lmn_b=_LMN_GRID)
 # Adam 3e-3 for the recurrent baselines, chosen on validation: on the music21
 # Bach chorales the LSTM(100) reaches validation frame accuracy 24.05 % in 231
 # epochs at 3e-3, against 23.55 % in 433 epochs at the paper's 1e-3 and at
@@ -127,6 +131,7 @@ for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "mu
             description=f"LMN-B with closed-form pretraining on {dataset}, then fine-tuned",
             batch_size=16,
             **_PIANO_ROLL_STOPPING,
+            grid=_LMN_GRID,
             quick_model={"units": 4, "memory_units": 8, "window": 2, "pretrain_epochs": 1},
         )
     )

@@ -24,16 +24,29 @@ from keras_seq.zoo import recipes
 from keras_seq.zoo import results
 
 
+def grid_arguments(grid):
+    """The arguments a grid sets: a key `"a,b"` ties `a` and `b`, its values
+    being `(a, b)` pairs (e.g. the LMN paper's functional/memory sizes)."""
+    return sorted(name for key in grid for name in key.split(","))
+
+
 def grid_points(grid, only=None):
-    """The points of `grid` ({argument: values}) as dicts, in grid order;
-    `only` ({argument: values}) keeps the points whose values it lists."""
+    """The points of `grid` ({argument: values}, or {"a,b": (a, b) pairs})
+    as dicts, in grid order; `only` ({argument: values}) keeps the points
+    whose values it lists."""
     only = only or {}
-    unknown = sorted(set(only) - set(grid))
+    unknown = sorted(set(only) - set(grid_arguments(grid)))
     if unknown:
         raise ValueError(f"--only names arguments outside the grid: {', '.join(unknown)}; "
-                         f"the grid has {', '.join(sorted(grid)) or 'none'}.")
-    names = sorted(grid)
-    points = [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
+                         f"the grid has {', '.join(grid_arguments(grid)) or 'none'}.")
+    keys = sorted(grid)
+    points = []
+    for values in itertools.product(*(grid[key] for key in keys)):
+        point = {}
+        for key, value in zip(keys, values):
+            names = key.split(",")
+            point.update(zip(names, value) if len(names) > 1 else [(key, value)])
+        points.append(point)
     return [p for p in points if all(p[k] in values for k, values in only.items())]
 
 

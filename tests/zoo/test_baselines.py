@@ -323,3 +323,20 @@ def test_lmns_clip_gradients_on_the_long_piece_sets_only():
     clipped, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8, clipnorm=1.0)
     plain, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8)
     assert clipped.optimizer.global_clipnorm == 1.0 and plain.optimizer.global_clipnorm is None
+
+
+def test_pretrained_lmn_with_l2_is_the_same_network_regularised(shared_data_dir):
+    import keras_seq.data as data
+
+    train = data.load_arrays("jsb_chorales", "train", data_dir=shared_data_dir)
+    train = data.Sequences(train.inputs[:6], train.targets[:6])
+    built = {}
+    for l2 in (0.0, 1e-3):
+        keras.utils.set_random_seed(0)
+        built[l2] = builders.pretrained_lmn_model(train, units=4, memory_units=6, window=2, pretrain_epochs=1, l2=l2)
+    x = np.stack([s[:20] for s in train.inputs[:2]]).astype("float32")
+    plain, regularised = built[0.0].trainer, built[1e-3].trainer
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(regularised(x)), keras.ops.convert_to_numpy(plain(x)),
+                               atol=1e-6)
+    assert len(plain.losses) == 0 and len(regularised.losses) == 2  # W_xh and W_mh
+    assert regularised.optimizer is not None and regularised.get_layer("lmn").cell.activation.__name__ == "selu"

@@ -253,3 +253,18 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
         selection.grid_points({"dropout": (0.0,)}, {"units": (5,)})
     with pytest.raises(ValueError, match="no grid"):
         selection.run("ocr_cv_scrbm")  # the cv protocol has no model selection
+
+
+def test_a_grid_can_tie_arguments_in_pairs():
+    """The LMN paper's grid pairs functional and memory sizes (not a product)."""
+    from keras_seq.zoo import selection
+
+    grid = {"units,memory_units": ((50, 50), (100, 250)), "l2": (0.0, 1e-4)}
+    assert selection.grid_arguments(grid) == ["l2", "memory_units", "units"]
+    assert selection.grid_points(grid) == [
+        {"l2": 0.0, "units": 50, "memory_units": 50}, {"l2": 0.0, "units": 100, "memory_units": 250},
+        {"l2": 1e-4, "units": 50, "memory_units": 50}, {"l2": 1e-4, "units": 100, "memory_units": 250}]
+    assert selection.grid_points(grid, {"memory_units": (250,), "l2": (0.0,)}) == [
+        {"l2": 0.0, "units": 100, "memory_units": 250}]
+    with pytest.raises(ValueError, match="outside the grid: dropout; the grid has l2, memory_units, units"):
+        selection.grid_points(grid, {"dropout": (0.5,)})
