@@ -187,7 +187,9 @@ def test_lmn_hypermodel_maps_unit_pairs_to_the_builder(shared_data_dir):
         (lambda: spaces.search_space("transformer", "paper"), "Unknown model family"),
         (lambda: spaces.parse_override("learning_rate=1e-2:1e-4"), None),
         (lambda: hypermodels.hypermodel_for("ocr_cv_scrbm", "compact"), "no validation split"),
-        (lambda: hypermodels.hypermodel_for("jsb_chorales_lmn_b_pretrained", "paper"), "which the builder 'pretrained_lmn_model'"),
+        (lambda: hypermodels.hypermodel_for("jsb_chorales_lmn_b_pretrained", spaces.SearchSpace(
+            "with_dropout", "lmn", {"units_pair": spaces.Choice(("100x250",)), "dropout": spaces.Choice((0.5,))},
+            main="dropout")), "tunes 'dropout', which the builder 'pretrained_lmn_model'"),
         (lambda: hypermodels.LMNHyperModel("jsb_chorales_lstm", "compact"), "rnn family"),
         (lambda: tuners.make_tuner(hypermodels.hypermodel_for("jsb_chorales_lstm", "compact"), "annealing"), "Unknown tuner"),
         (lambda: tuners.make_tuner(hypermodels.hypermodel_for("jsb_chorales_lstm", "compact"), max_trials=0,
