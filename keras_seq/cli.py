@@ -132,8 +132,8 @@ def _evaluate(args):
     from keras_seq.zoo import runs
 
     train.check_saves_keras_model(recipe)
-    if args.teacher_forced and not recipe.teacher_forcing:
-        raise ValueError(f"--teacher-forced: {args.recipe} has no teacher-forcing trainer (the SCRBM recipes have).")
+    if args.teacher_forced:
+        train.check_teacher_forcing(recipe)
 
     path = args.model
     if path is None:

@@ -20,11 +20,8 @@ def main(argv=None):
     parser.add_argument("--data-dir", default=None, help="the benchmark data folder")
     args = parser.parse_args(argv)
 
-    from keras_seq import data
-    from keras_seq.zoo import chance
     from keras_seq.zoo import recipes
     from keras_seq.zoo import runs
-    from keras_seq.zoo import tasks
     from keras_seq.zoo import train
 
     levels = {}
@@ -39,12 +36,7 @@ def main(argv=None):
         key = (recipe.dataset, json.dumps(recipe.data_options, sort_keys=True), recipe.train_split,
                recipe.teacher_forcing, record.get("quick", False))
         if key not in levels:
-            info = data.info(recipe.dataset)
-            quick = record.get("quick", False)
-            levels[key] = chance.chance_scores(
-                info.task, tasks.task(info.task).outputs(info),
-                train.recipe_dataset(recipe, recipe.train_split, args.data_dir, quick),
-                train.predictor_inputs(recipe, train.recipe_dataset(recipe, "test", args.data_dir, quick)))
+            levels[key] = train.chance_scores(recipe, args.data_dir, record.get("quick", False))
         record["chance"] = levels[key]
         runs.write_json(record, path)
         print(f"{path}: chance {levels[key]}")

@@ -28,8 +28,8 @@ USER_ERRORS = [
     (["train", "ocr_ms_lstm", "ocr_ms_gru", "--set", "units=50"], "--set changes one recipe; name one"),
     (["select", "ocr_ms_lstm", "--only", "dropout"], "--only takes ARGUMENT=V1,V2 pairs; got 'dropout'"),
     (["select", "ocr_ms_lstm", "--only", "units=50"], "--only names arguments outside the grid: units"),
-    (["evaluate", "jsb_chorales_lstm", "--teacher-forced"], "--teacher-forced: jsb_chorales_lstm has no "
-                                                            "teacher-forcing trainer"),
+    (["evaluate", "jsb_chorales_lstm", "--teacher-forced"], "jsb_chorales_lstm has no teacher-forcing "
+                                                            "trainer"),
 ]
 # In a fresh process (what a user sees, backend start-up lines included): one
 # error of the argument parser and one raised after the backend's import.

@@ -136,15 +136,28 @@ def teacher_forced_model(recipe, predictor, arguments=None, quick=False, data_di
     """The teacher-forcing trainer of an SCRBM recipe, compiled, holding the
     weights of `predictor` (a saved Algorithm 1 model); `arguments`: the
     builder arguments the predictor was built with (default: the recipe's)."""
-    if not recipe.teacher_forcing:
-        raise ValueError(f"{recipe.name} has no teacher-forcing trainer: scoring with the true previous "
-                         "labels applies to the SCRBM recipes.")
+    check_teacher_forcing(recipe)
     if arguments is None:
         built, _ = build(recipe, quick, data_dir)
     else:
         built = registry.family(recipe.builder).build(**arguments)
+    expected = [tuple(w.shape) for w in built.predictor.weights]
+    found = [tuple(w.shape) for w in predictor.weights]
+    if expected != found:
+        where = "the recipe's defaults" if arguments is None else "the run record's arguments"
+        raise ValueError(f"the saved {recipe.name} model does not have the weights of {where} "
+                         f"(weight shapes {found} against {expected}); keep the run's {runs.RECORD} "
+                         "beside its model.keras, which names the arguments it was built with.")
     built.predictor.set_weights(predictor.get_weights())
     return built.trainer
+
+
+def check_teacher_forcing(recipe):
+    """Raises a ValueError naming the recipe when it has no teacher-forcing
+    trainer (only the SCRBM recipes have one)."""
+    if not recipe.teacher_forcing:
+        raise ValueError(f"{recipe.name} has no teacher-forcing trainer: scoring with the true previous "
+                         "labels applies to the SCRBM recipes.")
 
 
 def _run_model_arguments(model_path):
@@ -283,18 +296,14 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     history = checkpoint.history if checkpoint else history
     scores = predictor.evaluate(predictor_inputs(recipe, test), return_dict=True, verbose=0,
                                 callbacks=list(built.callbacks))
-    info = data.info(recipe.dataset)
-    # From unshuffled batches: another pass over the shuffled ones would move
-    # the training's shuffle order along.
-    chance_level = chance.chance_scores(
-        info.task, tasks.task(info.task).outputs(info), recipe_dataset(recipe, recipe.train_split, data_dir, quick),
-        predictor_inputs(recipe, test))
+    task = data.info(recipe.dataset).task
+    chance_level = chance_scores(recipe, data_dir, quick)
     epochs_run = len(history["loss"])
     updates = int(trainer.optimizer.iterations)
     pretraining_updates = int((pretraining or {}).get("updates", 0))
     validated = [key for key in history if key.startswith("val_")]
     record = records.run_record(
-        recipe, data.info(recipe.dataset).task, {"builder": recipe.builder, **arguments}, quick, seed, scores,
+        recipe, task, {"builder": recipe.builder, **arguments}, quick, seed, scores,
         trainer.count_params(), time.perf_counter() - start + (checkpoint.wall_before if checkpoint else 0.0),
         f"backend {keras.backend.backend()}",
         epochs_run=epochs_run,
@@ -313,9 +322,20 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         chance=chance_level,
     )
     if directory:
-        _write_run(directory, record, predictor, test, data.info(recipe.dataset).task)
+        _write_run(directory, record, predictor, test, task)
         checkpoint.discard()
     return record
+
+
+def chance_scores(recipe, data_dir=None, quick=False):
+    """The test scores of the recipe's chance predictor (zoo.chance: the
+    training targets' frequencies, whatever the input)."""
+    info = data.info(recipe.dataset)
+    # From unshuffled batches: another pass over the shuffled ones would move
+    # a run's shuffle order along.
+    return chance.chance_scores(
+        info.task, tasks.task(info.task).outputs(info), recipe_dataset(recipe, recipe.train_split, data_dir, quick),
+        predictor_inputs(recipe, recipe_dataset(recipe, "test", data_dir, quick)))
 
 
 def _write_run(directory, record, predictor, test, task):

@@ -60,6 +60,10 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     assert len(trainer.inputs) == 2
     for saved, loaded in zip(predictor.get_weights(), trainer.get_weights()):
         np.testing.assert_array_equal(saved, loaded)
+    # A --quick model (8 units) scored without its run record: the full recipe's
+    # defaults do not fit its weights, and the error says what to keep.
+    with pytest.raises(ValueError, match="does not have the weights of the recipe's defaults.*record.json"):
+        train.teacher_forced_model(recipes.get("ocr_ms_scrbm"), predictor, quick=False, data_dir=shared_data_dir)
 
 
 def test_training_passes_fit_no_flag_it_ignores(shared_data_dir, tmp_path):
