@@ -8,6 +8,7 @@ weights."""
 
 import keras
 
+from keras_seq.layers import FeatureEmbedding
 from keras_seq.layers import SCRBM
 from keras_seq.zoo import tasks
 from keras_seq.zoo.optimizers import make_optimizer
@@ -18,7 +19,7 @@ from keras_seq.zoo.registry import register_builder
 def _sizes(info, recipe):
     """Builder arguments read from the dataset: classes, step shape, vocabulary, task."""
     return dict(task=info.task, num_classes=info.num_classes, input_shape=info.input_shape,
-                vocabulary_size=info.vocabulary_size)
+                vocabulary_size=info.column_vocabulary_sizes or info.vocabulary_size)
 
 
 def _keys(info, recipe):
@@ -116,8 +117,17 @@ def _token_or_vector_input(input_shape, vocabulary_size, embedding_dim):
     if vocabulary_size is None:
         x = keras.Input((None,) + tuple(input_shape))
         return x, x
+    return _token_input(vocabulary_size, embedding_dim, False)
+
+
+def _token_input(vocabulary_size, embedding_dim, mask_zero):
+    """Token ids and their embedding; `vocabulary_size` a tuple: steps of
+    several id columns (word, suffixes, shape, ...), embeddings summed."""
+    if isinstance(vocabulary_size, (tuple, list)):
+        x = keras.Input((None, len(vocabulary_size)), dtype="int32")
+        return x, FeatureEmbedding(tuple(vocabulary_size), embedding_dim, mask_zero=mask_zero, name="embedding")(x)
     x = keras.Input((None,), dtype="int32")
-    return x, keras.layers.Embedding(vocabulary_size, embedding_dim, name="embedding")(x)
+    return x, keras.layers.Embedding(vocabulary_size, embedding_dim, mask_zero=mask_zero, name="embedding")(x)
 
 
 @register_builder("labelling_model", data_arguments=_sizes)
@@ -166,8 +176,7 @@ def _masked_input(input_shape, vocabulary_size, embedding_dim, padded):
     if vocabulary_size is None:
         x = keras.Input((None,) + tuple(input_shape))
         return x, (keras.layers.Masking(0.0, name="padding")(x) if padded else x)
-    x = keras.Input((None,), dtype="int32")
-    return x, keras.layers.Embedding(vocabulary_size, embedding_dim, mask_zero=padded, name="embedding")(x)
+    return _token_input(vocabulary_size, embedding_dim, padded)
 
 
 @register_builder("conv_text_model", data_arguments=_sizes)
@@ -191,7 +200,8 @@ def conv_text_model(
         task: A `DatasetInfo.task`: `"classification"` pools; others label steps.
         num_classes: Classes per sequence or per step.
         input_shape: Shape of one step of vector inputs; `()` for tokens.
-        vocabulary_size: Token vocabulary (ids in `[0, size)`), or None.
+        vocabulary_size: Token vocabulary (ids in `[0, size)`), a tuple of
+            one per id column of steps `(k,)` (embeddings summed), or None.
         filters: Filters per width.
         widths: Window widths (n-gram lengths).
         embedding_dim: Embedding size for token inputs.

@@ -47,6 +47,14 @@ class Recipe:
     def teacher_forcing(self):
         return self.model.get("kind") == "scrbm"
 
+    @property
+    def dataset_info(self):
+        """The `DatasetInfo` of the arrays the recipe loads (its data options
+        can change the inputs' shape)."""
+        from keras_seq import data
+
+        return data.info(self.dataset, **self.data_options)
+
 
 RECIPES = {}
 
@@ -151,6 +159,10 @@ _LABELLING = (
     ("conll2000_chunking", {"vocabulary_from": "train_minus_valid"}, ("train_minus_valid", "valid"), "conll2000",
      {"scrbm": 8.286, "lstm": 8.561, "gru": 8.759, "simple_rnn": 9.303}),
     ("wsj_pos", {"train_sentences": 2000}, ("train", "valid"), "wsj_pos_2000",
+     {"scrbm": 9.178}),
+    # The paper's POS inputs are lexical features; here a word's suffixes and
+    # shape beside its identity (keras_seq.data.wsj_pos).
+    ("wsj_pos", {"train_sentences": 2000, "features": "words+lexical"}, ("train", "valid"), "wsj_pos_2000_lexical",
      {"scrbm": 9.178}),
 )
 # The labelling baselines' regularisation (recurrent and convolutional),

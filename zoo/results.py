@@ -57,7 +57,8 @@ SECTIONS = (
     )),
     ("SCRBM paper: WSJ POS tagging, 2000 training sentences", (
         "wsj_pos_2000_scrbm", "wsj_pos_2000_lstm", "wsj_pos_2000_gru", "wsj_pos_2000_simple_rnn",
-        "wsj_pos_2000_conv",
+        "wsj_pos_2000_conv", "wsj_pos_2000_lexical_scrbm", "wsj_pos_2000_lexical_lstm", "wsj_pos_2000_lexical_gru",
+        "wsj_pos_2000_lexical_simple_rnn", "wsj_pos_2000_lexical_conv",
     )),
     ("SCRBM paper: melodies, next-pitch cross-entropy (bits per event)", (
         "bach_melodies_scrbm", "bach_melodies_lstm", "bach_melodies_simple_rnn", "bach_melodies_ngram",
@@ -254,11 +255,10 @@ def _differing_arguments(recipe, model, other):
     the arguments read from the dataset (sizes, task) are not compared."""
     if model == other:  # the common case, decided without importing the builders (Keras)
         return []
-    from keras_seq import data
     from keras_seq.zoo import registry
 
     family = registry.family(recipe.builder)
-    derived = {"builder"} | set(family.data_arguments(data.info(recipe.dataset), recipe) if family.data_arguments else ())
+    derived = {"builder"} | set(family.data_arguments(recipe.dataset_info, recipe) if family.data_arguments else ())
     a, b = (registry.effective_arguments(recipe.builder, {k: v for k, v in m.items() if k not in derived})
             for m in (model, other))
     as_json = lambda value: json.loads(json.dumps(value))  # tuples as lists, as records hold them

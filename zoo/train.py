@@ -57,7 +57,7 @@ def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, see
             )
         fixed = dict(drop_remainder=shuffle, max_length=int(sequences.lengths().max()))
     dataset = pipeline.make_dataset(
-        sequences, data.info(recipe.dataset), batch_size=batch_size, shuffle=shuffle, seed=seed,
+        sequences, recipe.dataset_info, batch_size=batch_size, shuffle=shuffle, seed=seed,
         **fixed,
     )
     if recipe.teacher_forcing:  # the trainer reads the true labels too (eq. 12)
@@ -96,7 +96,7 @@ def build(recipe, quick=False, data_dir=None, jit_compile="auto", steps_per_exec
     if quick:
         arguments.update(recipe.quick_model)
     if family.data_arguments:
-        arguments.update(family.data_arguments(data.info(recipe.dataset), recipe))
+        arguments.update(family.data_arguments(recipe.dataset_info, recipe))
     training = {"train": _pretraining_sequences(recipe, quick, data_dir)} if family.needs_training_data else {}
     built = family.build(**training, **arguments)
     for model in {id(m): m for m in built}.values():
@@ -296,7 +296,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     history = checkpoint.history if checkpoint else history
     scores = predictor.evaluate(predictor_inputs(recipe, test), return_dict=True, verbose=0,
                                 callbacks=list(built.callbacks))
-    task = data.info(recipe.dataset).task
+    task = recipe.dataset_info.task
     chance_level = chance_scores(recipe, data_dir, quick)
     epochs_run = len(history["loss"])
     updates = int(trainer.optimizer.iterations)
@@ -330,7 +330,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
 def chance_scores(recipe, data_dir=None, quick=False):
     """The test scores of the recipe's chance predictor (zoo.chance: the
     training targets' frequencies, whatever the input)."""
-    info = data.info(recipe.dataset)
+    info = recipe.dataset_info
     # From unshuffled batches: another pass over the shuffled ones would move
     # a run's shuffle order along.
     return chance.chance_scores(

@@ -20,7 +20,7 @@ def _split(recipe, split, data_dir, quick):
     sequences = data.load_arrays(recipe.dataset, split, data_dir=data_dir, **recipe.data_options)
     if quick:
         sequences = data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])
-    pipeline.check_sequences(sequences, data.info(recipe.dataset))
+    pipeline.check_sequences(sequences, recipe.dataset_info)
     return sequences
 
 
@@ -45,7 +45,7 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0, run_name=None):
     >>> record = run(recipes.get("kinderlieder_ngram"), quick=True)
     """
     start = time.perf_counter()
-    info = data.info(recipe.dataset)
+    info = recipe.dataset_info
     if recipe.valid_split is None:
         raise ValueError(f"Recipe {recipe.name!r}: the n-gram model chooses its order on a validation split.")
     arguments = {**recipe.model, **(recipe.quick_model if quick else {})}

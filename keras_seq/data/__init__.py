@@ -2,7 +2,7 @@
 
     keras_seq.data.load(name, split="train", data_dir=None, batch_size=32, **options)
     keras_seq.data.load_arrays(name, split="train", data_dir=None, **options)
-    keras_seq.data.info(name)
+    keras_seq.data.info(name, **options)
     keras_seq.data.names()
 
 Files are looked up in `data_dir`, then `$KERAS_SEQ_DATA_DIR`, then the Keras
@@ -24,11 +24,13 @@ from keras_seq.data.registry import Sequences
 from keras_seq.data.registry import names
 
 
-def info(name):
-    """The `DatasetInfo` of a dataset: splits, shapes, classes, source."""
+def info(name, **options):
+    """The `DatasetInfo` of a dataset: splits, shapes, classes, source; with
+    loader `options`, of the arrays those options load (e.g. the (T, 2)
+    inputs of `conll2000_chunking` with `features="words+pos"`)."""
     from keras_seq.data import registry
 
-    return registry.get(name).info
+    return registry.info(name, **options)
 
 
 def load_arrays(name, split="train", data_dir=None, **options):
@@ -49,7 +51,7 @@ def load(name, split="train", data_dir=None, batch_size=32, **options):
 
     pipeline_options = {k: options.pop(k) for k in list(options) if k in pipeline.OPTIONS}
     sequences = load_arrays(name, split, data_dir, **options)
-    return pipeline.make_dataset(sequences, info(name), batch_size=batch_size, **pipeline_options)
+    return pipeline.make_dataset(sequences, info(name, **options), batch_size=batch_size, **pipeline_options)
 
 
 __all__ = ["DatasetInfo", "Sequences", "info", "load", "load_arrays", "names"]

@@ -25,6 +25,7 @@ inputs are (T, 2): [word id, POS id]. POS ids also use 0 = padding and
 """
 
 import collections
+import dataclasses
 
 import numpy as np
 
@@ -138,25 +139,33 @@ def _load_conll(
     return registry.Sequences(inputs, targets)
 
 
-registry.register(
-    registry.DatasetInfo(
-        name="conll2000_chunking",
-        description=(
-            "CoNLL-2000 text chunking (WSJ sections 15-18 train, 20 test): per-word "
-            "chunk tags (23 classes, B-/I-/O). 211727 train / 47377 test tokens. "
-            "'valid' = last 894 train sentences, 'train_minus_valid' = the rest. "
-            "Inputs: word ids (0 pad, 1 OOV; vocabulary from train), or (T, 2) "
-            "[word id, POS id] with features='words+pos'. Options: features, "
-            "lowercase, min_count, vocabulary_from ('train' or 'train_minus_valid')."
-        ),
-        task="labelling",
-        splits=dict(_SPLITS),
-        input_shape=(),
-        input_dtype="int32",
-        num_classes=len(CONLL2000_CHUNK_TAGS),
-        source="https://www.clips.uantwerpen.be/conll2000/chunking/ (NLTK conll2000)",
-        files=("conll2000/train.txt", "conll2000/test.txt"),
-        vocabulary_size=19124,
+_INFO = registry.DatasetInfo(
+    name="conll2000_chunking",
+    description=(
+        "CoNLL-2000 text chunking (WSJ sections 15-18 train, 20 test): per-word "
+        "chunk tags (23 classes, B-/I-/O). 211727 train / 47377 test tokens. "
+        "'valid' = last 894 train sentences, 'train_minus_valid' = the rest. "
+        "Inputs: word ids (0 pad, 1 OOV; vocabulary from train), or (T, 2) "
+        "[word id, POS id] with features='words+pos'. Options: features, "
+        "lowercase, min_count, vocabulary_from ('train' or 'train_minus_valid')."
     ),
-    _load_conll,
+    task="labelling",
+    splits=dict(_SPLITS),
+    input_shape=(),
+    input_dtype="int32",
+    num_classes=len(CONLL2000_CHUNK_TAGS),
+    source="https://www.clips.uantwerpen.be/conll2000/chunking/ (NLTK conll2000)",
+    files=("conll2000/train.txt", "conll2000/test.txt"),
+    vocabulary_size=19124,
 )
+POS_VOCABULARY_SIZE = 46  # padding, unknown and the 44 Brill tags of train
+
+
+def _info_for_options(features="words", **options):
+    if features == "words+pos":
+        return dataclasses.replace(_INFO, input_shape=(2,),
+                                   column_vocabulary_sizes=(_INFO.vocabulary_size, POS_VOCABULARY_SIZE))
+    return _INFO
+
+
+registry.register(_INFO, _load_conll, _info_for_options)

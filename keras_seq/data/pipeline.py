@@ -53,7 +53,16 @@ def check_sequences(sequences, info):
             f"{info.name}: targets must lie in [0, {info.num_classes - 1}]; got "
             f"{targets.min()}..{targets.max()}."
         )
-    if info.vocabulary_size is not None and (inputs.min() < 0 or inputs.max() >= info.vocabulary_size):
+    if info.column_vocabulary_sizes is not None:
+        columns = np.concatenate(sequences.inputs)
+        for column, size in enumerate(info.column_vocabulary_sizes):
+            ids = columns[:, column]
+            if ids.min() < 0 or ids.max() >= size:
+                raise ValueError(
+                    f"{info.name}: ids of input column {column} must lie in [0, {size - 1}]; got "
+                    f"{ids.min()}..{ids.max()}."
+                )
+    elif info.vocabulary_size is not None and (inputs.min() < 0 or inputs.max() >= info.vocabulary_size):
         raise ValueError(
             f"{info.name}: token ids must lie in [0, {info.vocabulary_size - 1}]; got "
             f"{inputs.min()}..{inputs.max()}."

@@ -39,19 +39,31 @@ class DatasetInfo:
     source: str
     files: tuple = ()  # paths relative to the data folder
     vocabulary_size: int | None = None  # token inputs: ids in [0, size)
+    # Token inputs of several id columns, steps of shape (k,): one vocabulary
+    # size per column (the first is the words', `vocabulary_size`).
+    column_vocabulary_sizes: tuple | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class Dataset:
     info: DatasetInfo
     load: Callable  # (split, data_dir, **options) -> Sequences
+    # (**options) -> the DatasetInfo of the arrays loaded with those options,
+    # for options that change the inputs' shape; None: `info` for any options.
+    info_for_options: Callable | None = None
 
 
 _REGISTRY = {}
 
 
-def register(info, load):
-    _REGISTRY[info.name] = Dataset(info, load)
+def register(info, load, info_for_options=None):
+    _REGISTRY[info.name] = Dataset(info, load, info_for_options)
+
+
+def info(name, **options):
+    """The `DatasetInfo` of dataset `name` loaded with the loader `options`."""
+    dataset = get(name)
+    return dataset.info_for_options(**options) if dataset.info_for_options else dataset.info
 
 
 def get(name):

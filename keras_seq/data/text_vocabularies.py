@@ -28,7 +28,7 @@ def vocabulary(name, data_dir=None, **options):
         )
         return list(words)
     if name == "wsj_pos":
-        loader_options.check_options(name, options, ("lowercase", "min_count", "train_sentences"))
+        loader_options.check_options(name, options, ("lowercase", "min_count", "train_sentences", "features"))
         words, _ = wsj_pos.vocabularies(
             data_dir, options.get("lowercase", False), options.get("min_count", 1)
         )

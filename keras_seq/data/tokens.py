@@ -42,3 +42,39 @@ def encode(words, index, lowercase):
     if lowercase:
         words = [w.lower() for w in words]
     return np.array([index.get(w, 1) for w in words], dtype="int32")
+
+
+# The classes of `word_shape`; id 0 is padding, so class i has id i + 1.
+WORD_SHAPES = ("lowercase", "capitalised", "all_caps", "has_digit", "has_hyphen", "punctuation", "other")
+
+
+def word_shape(word):
+    """The id (1..7) of `word`'s class in `WORD_SHAPES`: a digit anywhere,
+    else a hyphen between letters, else the letters' case (an apostrophe or
+    a full stop does not change it: "don't", "U.S."); no letter and no
+    digit is punctuation."""
+    if any(c.isdigit() for c in word):
+        return 4
+    if not any(c.isalpha() for c in word):
+        return 6
+    if "-" in word:
+        return 5
+    if word.islower():
+        return 1
+    if word.isupper():
+        return 3
+    if word[0].isupper():
+        return 2
+    return 7
+
+
+def suffix(word, length):
+    """The last `length` characters of `word`, lowercased (all of a shorter word)."""
+    return word.lower()[-length:]
+
+
+def suffix_vocabulary(train_words, length):
+    """[PAD, OOV] + the suffixes of `length` characters of the training words
+    (one list per sentence), by decreasing count, ties in code-point order."""
+    counter = collections.Counter(suffix(w, length) for words in train_words for w in words)
+    return [PAD, OOV] + ranked(counter)

@@ -11,10 +11,16 @@ the other splits, so the same options can be passed to every split.
 
 Input ids come from a vocabulary built on wsj_0001-0159 only, whatever split
 or `train_sentences` is requested (see `keras_seq.data.tokens` for the
-ordering, `lowercase` and `min_count`). Targets are the 45 tags seen in
+ordering, `lowercase` and `min_count`). With `features="words+lexical"` the
+inputs are (T, 4): [word id, id of its last 2 letters, of its last 3
+letters, its shape (`tokens.WORD_SHAPES`)], the suffixes lowercased, their
+vocabularies from wsj_0001-0159 too (0 padding, 1 unseen): what a tagger
+knows of a word it has not seen in training. Targets are the 45 tags seen in
 train, sorted; valid and test use no other tag. Target ids are class indices
 with no padding value, so mask with `inputs != 0`.
 """
+
+import dataclasses
 
 import numpy as np
 
@@ -52,8 +58,33 @@ def vocabularies(data_dir, lowercase, min_count):
     return parse_cache.memo("wsj_vocab", path, build, bool(lowercase), min_count)
 
 
-def _load_wsj(split, data_dir=None, train_sentences=None, lowercase=False, min_count=1):
+SUFFIX_LENGTHS = (2, 3)
+# Sizes of the vocabularies of `features="words+lexical"`, per input column.
+LEXICAL_VOCABULARY_SIZES = (11055, 495, 2039, len(tokens.WORD_SHAPES) + 1)
+
+
+def suffix_vocabularies(data_dir):
+    """{length: id -> suffix list} of `SUFFIX_LENGTHS`, from `train`."""
+    path, sentences = _sentences(data_dir)
+
+    def build():
+        train = [s[1] for s in _split(sentences, "train")]
+        return {n: tokens.suffix_vocabulary(train, n) for n in SUFFIX_LENGTHS}
+
+    return parse_cache.memo("wsj_suffixes", path, build)
+
+
+def _lexical_columns(words, data_dir):
+    """(T, 3) ids of the suffixes and shape of each word."""
+    indexes = {n: {x: i for i, x in enumerate(v)} for n, v in suffix_vocabularies(data_dir).items()}
+    suffixes = [[indexes[n].get(tokens.suffix(w, n), 1) for n in SUFFIX_LENGTHS] for w in words]
+    return np.array([[*s, tokens.word_shape(w)] for s, w in zip(suffixes, words)], dtype="int32")
+
+
+def _load_wsj(split, data_dir=None, train_sentences=None, lowercase=False, min_count=1, features="words"):
     registry.check_split("wsj_pos", split)
+    if features not in ("words", "words+lexical"):
+        raise ValueError(f"features must be 'words' or 'words+lexical', got {features!r}.")
     _, sentences = _sentences(data_dir)
     sentences = _split(sentences, split)
     if split == "train" and train_sentences is not None:
@@ -72,7 +103,10 @@ def _load_wsj(split, data_dir=None, train_sentences=None, lowercase=False, min_c
     tag_index = {t: i for i, t in enumerate(tags)}
     inputs, targets = [], []
     for _, w, t in sentences:
-        inputs.append(tokens.encode(w, word_index, lowercase))
+        ids = tokens.encode(w, word_index, lowercase)
+        if features == "words+lexical":
+            ids = np.concatenate([ids[:, None], _lexical_columns(w, data_dir)], axis=1)
+        inputs.append(ids)
         try:
             targets.append(np.array([tag_index[x] for x in t], dtype="int32"))
         except KeyError as error:
@@ -80,24 +114,32 @@ def _load_wsj(split, data_dir=None, train_sentences=None, lowercase=False, min_c
     return registry.Sequences(inputs, targets)
 
 
-registry.register(
-    registry.DatasetInfo(
-        name="wsj_pos",
-        description=(
-            "POS tagging on the NLTK 10% Penn Treebank WSJ sample (199 files, 3914 "
-            "sentences, 94084 tokens without -NONE-). Split by file: wsj_0001-0159 "
-            "train (81793 tokens), 0160-0179 valid (6327), 0180-0199 test (5964). "
-            "45 tags. Option train_sentences=N keeps the first N train sentences "
-            "(SCRBM: 500/1000/2000); also lowercase, min_count. Non-commercial use only."
-        ),
-        task="labelling",
-        splits=dict(_SPLITS),
-        input_shape=(),
-        input_dtype="int32",
-        num_classes=45,
-        source="NLTK nltk_data packages/corpora/treebank.zip (Penn Treebank, LDC 1995)",
-        files=("ptb_wsj_pos_sample/treebank.zip",),
-        vocabulary_size=11055,
+_INFO = registry.DatasetInfo(
+    name="wsj_pos",
+    description=(
+        "POS tagging on the NLTK 10% Penn Treebank WSJ sample (199 files, 3914 "
+        "sentences, 94084 tokens without -NONE-). Split by file: wsj_0001-0159 "
+        "train (81793 tokens), 0160-0179 valid (6327), 0180-0199 test (5964). "
+        "45 tags. Option train_sentences=N keeps the first N train sentences "
+        "(SCRBM: 500/1000/2000); features='words+lexical' adds suffix and shape "
+        "ids; also lowercase, min_count. Non-commercial use only."
     ),
-    _load_wsj,
+    task="labelling",
+    splits=dict(_SPLITS),
+    input_shape=(),
+    input_dtype="int32",
+    num_classes=45,
+    source="NLTK nltk_data packages/corpora/treebank.zip (Penn Treebank, LDC 1995)",
+    files=("ptb_wsj_pos_sample/treebank.zip",),
+    vocabulary_size=11055,
 )
+
+
+def _info_for_options(features="words", **options):
+    if features == "words+lexical":
+        return dataclasses.replace(_INFO, input_shape=(len(LEXICAL_VOCABULARY_SIZES),),
+                                   column_vocabulary_sizes=LEXICAL_VOCABULARY_SIZES)
+    return _INFO
+
+
+registry.register(_INFO, _load_wsj, _info_for_options)

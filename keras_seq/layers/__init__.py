@@ -1,5 +1,6 @@
 """Keras 3 sequence layers: backend-agnostic, `keras.ops` only."""
 
+from keras_seq.layers.feature_embedding import FeatureEmbedding
 from keras_seq.layers.last_step import LastStep
 from keras_seq.layers.linear_memory import LMN
 from keras_seq.layers.linear_memory import LinearMemoryCell
@@ -10,6 +11,7 @@ from keras_seq.layers.scrbm import SCRBMCell
 from keras_seq.layers.trellis import TrellisBlock
 
 __all__ = [
+    "FeatureEmbedding",
     "LMN",
     "LastStep",
     "LinearMemoryCell",

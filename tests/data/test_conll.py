@@ -199,3 +199,14 @@ def test_missing_file(tmp_path, monkeypatch):
     monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras_home"))
     with pytest.raises(FileNotFoundError, match="conll2000/test.txt"):
         load_arrays("conll2000_chunking", "test", tmp_path)
+
+
+def test_conll_words_pos_features_through_the_pipeline(shared_data_dir):
+    """`data.load` with `features="words+pos"`: (batch, time, 2) batches,
+    the shape `data.info` gives for those options."""
+    from keras_seq import data
+
+    info = data.info("conll2000_chunking", features="words+pos")
+    assert info.input_shape == (2,) and info.column_vocabulary_sizes == (info.vocabulary_size, 46)
+    x, y, w = next(iter(data.load("conll2000_chunking", "test", shared_data_dir, batch_size=4, features="words+pos")))
+    assert x.shape[0] == 4 and x.shape[2] == 2 and y.shape == x.shape[:2]

@@ -61,7 +61,7 @@ def test_text_modules_are_numpy_only():
                 imported.update(f"keras_seq.data.{a.name}" for a in node.names)
             elif isinstance(node, ast.ImportFrom):
                 imported.add(node.module)
-        assert imported <= {"collections", "os", "re", "zipfile", "numpy"} | own, (
+        assert imported <= {"collections", "dataclasses", "os", "re", "zipfile", "numpy"} | own, (
             module.__name__, imported,
         )
 
@@ -76,7 +76,7 @@ def test_unknown_split_and_option(shared_data_dir):
     with pytest.raises(ValueError, match="features"):
         load_arrays("conll2000_chunking", "test", shared_data_dir, features="chars")
     with pytest.raises(TypeError, match="unknown option"):
-        text_vocabularies.vocabulary("wsj_pos", shared_data_dir, features="words+pos")
+        text_vocabularies.vocabulary("wsj_pos", shared_data_dir, vocabulary_from="train")
     with pytest.raises(ValueError, match="not a text dataset"):
         text_vocabularies.vocabulary("jsb_chorales", shared_data_dir)
     with pytest.raises(ValueError, match="not a text dataset"):

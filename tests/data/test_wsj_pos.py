@@ -78,3 +78,48 @@ def test_wsj_reduced_training_sizes(wsj, shared_data_dir):
     for bad in (0, 3397, 2.5, True):
         with pytest.raises(ValueError, match="train_sentences"):
             load_arrays("wsj_pos", "train", shared_data_dir, train_sentences=bad)
+
+
+def test_wsj_lexical_features(wsj, shared_data_dir):
+    """`features="words+lexical"`: [word, last 2 letters, last 3 letters,
+    shape] per word, vocabularies from train, sizes as `data.info` says."""
+    from keras_seq import data
+    from keras_seq.data import pipeline
+    from keras_seq.data import tokens
+
+    info = data.info("wsj_pos", features="words+lexical")
+    assert info.input_shape == (4,) and data.info("wsj_pos").input_shape == ()
+    suffixes = wsj_pos.suffix_vocabularies(shared_data_dir)
+    assert info.column_vocabulary_sizes == (info.vocabulary_size, len(suffixes[2]), len(suffixes[3]),
+                                            len(tokens.WORD_SHAPES) + 1)
+    _, sentences = wsj_pos._sentences(shared_data_dir)
+    test_words = [s[1] for s in wsj_pos._split(sentences, "test")]
+    for split in ("train", "test"):
+        seqs = load_arrays("wsj_pos", split, shared_data_dir, features="words+lexical")
+        pipeline.check_sequences(seqs, info)  # every column inside its vocabulary
+        for x, x_words in zip(seqs.inputs, wsj[split].inputs):
+            assert x.dtype == np.int32 and x.shape == (len(x_words), 4)
+            np.testing.assert_array_equal(x[:, 0], x_words)
+    words, x = test_words[0], seqs.inputs[0]
+    for column, length in ((1, 2), (2, 3)):
+        assert [suffixes[length][i] for i in x[:, column] if i > 1] == \
+            [w.lower()[-length:] for w, i in zip(words, x[:, column]) if i > 1]
+    # A test word never seen in training still has its suffix and shape.
+    train_words = {w for s in wsj_pos._split(sentences, "train") for w in s[1]}
+    unseen = [(w, row) for s, xs in zip(test_words, seqs.inputs) for w, row in zip(s, xs) if w not in train_words]
+    assert unseen and all(row[0] == 1 and row[3] >= 1 for _, row in unseen)
+    assert sum(row[2] > 1 for _, row in unseen) > 0.8 * len(unseen)
+    with pytest.raises(ValueError, match="features must be 'words' or 'words\\+lexical'"):
+        load_arrays("wsj_pos", "test", shared_data_dir, features="lexical")
+
+
+@pytest.mark.parametrize("word,shape", [
+    ("the", "lowercase"), ("'s", "lowercase"), ("don't", "lowercase"), ("Pierre", "capitalised"),
+    ("McDonald", "capitalised"), ("IBM", "all_caps"), ("U.S.", "all_caps"), ("1987", "has_digit"),
+    ("3\\/4", "has_digit"), ("well-known", "has_hyphen"), (",", "punctuation"), ("--", "punctuation"),
+    ("iPod", "other"),
+])
+def test_word_shapes(word, shape):
+    from keras_seq.data import tokens
+
+    assert tokens.WORD_SHAPES[tokens.word_shape(word) - 1] == shape

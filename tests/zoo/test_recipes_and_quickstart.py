@@ -88,10 +88,12 @@ def _structure(recipe):
     """What decides the ops of a recipe's program (not their sizes): the
     builder, the layer kind, token or vector input, the task where the
     builder's head depends on it, and the options that add ops
-    (statefulness, auxiliary outputs, mixture of softmaxes)."""
-    import keras_seq.data as data
-
-    info = data.info(recipe.dataset)
+    (statefulness, auxiliary outputs, mixture of softmaxes). Steps of
+    several id columns add one op (their summed embedding) to any layer
+    kind, so one recipe per builder covers them."""
+    info = recipe.dataset_info
+    if info.column_vocabulary_sizes is not None:
+        return (recipe.builder, "id columns")
     task = info.task if recipe.builder in ("trellisnet_model", "conv_text_model") else None
     options = tuple(sorted(k for k in ("stateful", "aux_frequency", "num_experts") if recipe.model.get(k)))
     return (recipe.builder, recipe.model.get("kind"), info.vocabulary_size is not None, task, options)
@@ -176,7 +178,10 @@ def _two_tiny_batches(info, trainer, rng, steps=4):
 
     batch = trainer.inputs[0].shape[0] or 2  # stateful models have a static batch
     n = 2 * batch
-    if info.vocabulary_size:
+    if info.column_vocabulary_sizes:
+        x = np.stack([rng.integers(1, size, size=(n, steps)) for size in info.column_vocabulary_sizes],
+                     axis=-1).astype("int32")
+    elif info.vocabulary_size:
         x = rng.integers(1, info.vocabulary_size, size=(n, steps)).astype("int32")
     else:
         x = rng.uniform(size=(n, steps) + tuple(info.input_shape)).astype("float32")
@@ -204,13 +209,12 @@ def test_each_recipe_program_compiles_with_xla_and_steps_per_execution(name, sha
     (`steps_per_execution=2`), then an XLA-compiled prediction."""
     import numpy as np
 
-    import keras_seq.data as data
     from keras_seq.zoo import train
 
     import keras
 
     recipe = recipes.get(name)
-    info = data.info(recipe.dataset)
+    info = recipe.dataset_info
     built, _ = train.build(recipe, quick=True, data_dir=shared_data_dir, jit_compile=True, steps_per_execution=2)
     trainer, predictor = built
     assert trainer.jit_compile and predictor.jit_compile and trainer.steps_per_execution == 2
