@@ -109,20 +109,22 @@ def trellisnet_model(
             output_activation=kind.output_activation, **common,
         )
 
-    def compile_model(m, main_only):
+    def compile_model(m, main_only, shared_optimizer=None):
         kwargs = kind.compile_arguments()
         if not main_only:
             kwargs.update(deep_supervision(kwargs["loss"], aux_weight))
             kwargs = {k: ({"output": v} if k.endswith("metrics") else v) for k, v in kwargs.items()}
-        m.compile(optimizer=make_optimizer(optimizer, learning_rate, clipnorm), **kwargs)
+        m.compile(optimizer=shared_optimizer or make_optimizer(optimizer, learning_rate, clipnorm), **kwargs)
         return m
 
     callbacks = (ResetStates(),) if stateful else ()
     if aux_frequency is None:
         model = compile_model(model, main_only=True)
         return Built(model, model, callbacks=callbacks)
-    predictor = compile_model(keras.Model(model.input, model.output["output"], name="trellisnet_main"),
-                              main_only=True)
     trainer = compile_model(model, main_only=False)
+    # The predictor shares the trainer's weights and optimizer: saved with an
+    # optimizer never built, it warned on every reload.
+    predictor = compile_model(keras.Model(model.input, model.output["output"], name="trellisnet_main"),
+                              main_only=True, shared_optimizer=trainer.optimizer)
     return Built(trainer, predictor, dataset_map=_deep_supervision_targets, callbacks=callbacks,
                  trainer_metric_prefix="output_")

@@ -4,7 +4,10 @@ import json
 import math
 import os
 
+import pytest
 
+
+@pytest.mark.filterwarnings("error:Skipping variable loading:UserWarning")
 def test_train_trellisnet_recipes_quickly(shared_data_dir, tmp_path, capsys):
     from keras_seq import cli
 
