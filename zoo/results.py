@@ -187,15 +187,20 @@ def default_output(records_dir):
 
 
 def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None, epochs=None, only=None,
-            quick=False, retrain=False, verbose=0, output=None):
+            quick=False, retrain=False, verbose=0, output=None, set_aside=None):
     """Trains every planned (recipe, seed) that has no record yet and
     writes its record; returns `{name: [record, ...]}` of what was run.
     With `output`, each run keeps a run directory there and a checkpoint
-    per epoch (zoo.runs), so a killed `measure` resumes where it stopped."""
+    per epoch (zoo.runs), so a killed `measure` resumes where it stopped.
+    `set_aside`: a label; records trained at other model arguments than the
+    recipe's now (a new `keras-seq select` choice) move to
+    `records/<recipe>/<label>/` first, so that their seeds are trained again."""
     from keras_seq.zoo import train
 
     measured = {}
     for name in planned_recipes(only):
+        if set_aside:
+            set_aside_records(records_dir, name, set_aside, quick)
         for seed in seeds:
             path = record_path(records_dir, name, seed)
             point = selected_point(records_dir, name, quick)
@@ -226,6 +231,35 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
     return measured
 
 
+def stale_records(records_dir, name, quick=False):
+    """The seed records of recipe `name` trained at other model arguments
+    than its selected point (or its own arguments)."""
+    recipe, point = recipes.get(name), selected_point(records_dir, name, quick)
+    stale = []
+    for path in sorted(glob.glob(os.path.join(records_dir, name, "seed-*.json"))):
+        record = load_record(path)
+        if bool(record.get("quick")) == quick and arguments_differing_from(record, recipe, point):
+            stale.append(path)
+    return stale
+
+
+def set_aside_records(records_dir, name, label, quick=False):
+    """Moves the `stale_records` of recipe `name` into
+    `records/<name>/<label>/`, never over a record there; returns the moved
+    paths."""
+    folder = os.path.join(records_dir, name, label)
+    moved = []
+    for path in stale_records(records_dir, name, quick):
+        target = os.path.join(folder, os.path.basename(path))
+        if os.path.exists(target):
+            raise ValueError(f"--set-aside {label}: {target} exists; choose another label.")
+        os.makedirs(folder, exist_ok=True)
+        os.replace(path, target)
+        print(f"[results] {path} set aside in {folder}/ (trained at other model arguments)", flush=True)
+        moved.append(target)
+    return moved
+
+
 def _check_trained_at(record, path, recipe, point):
     """Refuses a record trained with other model arguments than the chosen
     grid `point` (None: the recipe's own): kept, it would stand in a row of
@@ -236,7 +270,7 @@ def _check_trained_at(record, path, recipe, point):
             f"{path} was trained with {', '.join(f'{k}={a}' for k, a, _ in differing)}, but "
             f"{recipe.name} now trains {', '.join(f'{k}={b}' for k, _, b in differing)}"
             f"{' (chosen by keras-seq select)' if point else ''}. Move the old records aside "
-            f"(records/{recipe.name}/<label>/) or rerun with --retrain."
+            f"(records/{recipe.name}/<label>/; `--set-aside <label>` does it) or rerun with --retrain."
         )
 
 
@@ -381,12 +415,16 @@ def add_arguments(parser):
     parser.add_argument("--output", default=None,
                         help="run directories and per-epoch checkpoints, so that a killed run resumes "
                              "(default: runs/ beside --records)")
+    parser.add_argument("--set-aside", default=None, metavar="LABEL",
+                        help="first move records trained at other model arguments than the recipe's now "
+                             "(a new select choice) into records/<recipe>/LABEL/")
 
 
 def run(args, argv_text=None):
     if not args.rebuild:
         measure(args.data_dir, args.records, args.seeds, args.budget_seconds, args.epochs, args.only,
-                args.quick, args.retrain, output=args.output or default_output(args.records))
+                args.quick, args.retrain, output=args.output or default_output(args.records),
+                set_aside=args.set_aside)
     text = markdown(load_records(args.records, quick=args.quick), args.records)
     with open(args.markdown, "w") as f:
         f.write(text)

@@ -156,3 +156,7 @@ def main(args):
         print(f"| {key} | {choice['scores'][key]} | {choice['converged'][key]} |")
     print(f"\nselected: {results.point_name(best['grid_point'])}"
           + (f" (grid restricted; not run: {', '.join(choice['dropped'])})" if choice["dropped"] else ""))
+    stale = results.stale_records(args.records, args.recipe, args.quick)
+    if stale:
+        print(f"{', '.join(stale)}: trained at other model arguments; `keras-seq results --only {args.recipe} "
+              "--set-aside LABEL ...` moves them to records/<recipe>/LABEL/ and trains those seeds at this point.")

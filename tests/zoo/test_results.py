@@ -171,6 +171,50 @@ def test_results_refuses_a_record_of_another_grid_point_than_the_chosen_one(tmp_
         results.measure(records_dir=str(records), only=["ocr_ms_lstm"], seeds=(0,))
 
 
+def test_set_aside_moves_the_records_of_other_arguments_and_only_those(tmp_path):
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    old = {"builder": "labelling_model", "kind": "lstm", "units": 100, "dropout": 0.0}
+    chosen = {**old, "dropout": 0.5, "l2": 0.0}
+    results.write_record({**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": old},
+                         str(records / "ocr_ms_lstm" / "seed-0.json"))
+    results.write_record({**_record(1, 0.1), "recipe": "ocr_ms_lstm", "model": chosen},
+                         str(records / "ocr_ms_lstm" / "seed-1.json"))
+    results.write_record({"recipe": "ocr_ms_lstm", "point": {"dropout": 0.5, "l2": 0.0}},
+                         results.selection_path(str(records), "ocr_ms_lstm"))
+    moved = results.set_aside_records(str(records), "ocr_ms_lstm", "unregularised")
+    assert moved == [str(records / "ocr_ms_lstm" / "unregularised" / "seed-0.json")]
+    assert json.load(open(moved[0]))["model"] == old
+    assert sorted(os.listdir(records / "ocr_ms_lstm")) == ["seed-1.json", "selected.json", "unregularised"]
+    results.measure(records_dir=str(records), only=["ocr_ms_lstm"], seeds=(1,))  # seed 1 fits: nothing to train
+    # Never over a record set aside before.
+    results.write_record({**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": old},
+                         str(records / "ocr_ms_lstm" / "seed-0.json"))
+    with pytest.raises(ValueError, match="--set-aside unregularised: .*seed-0.json exists; choose another label"):
+        results.set_aside_records(str(records), "ocr_ms_lstm", "unregularised")
+    assert (records / "ocr_ms_lstm" / "seed-0.json").exists()
+
+
+def test_select_names_the_records_its_choice_leaves_stale(tmp_path, capsys):
+    from keras_seq import cli
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    point = {"dropout": 0.5, "l2": 0.0}
+    searched = {**_record(0, 0.1), "recipe": "ocr_ms_lstm", "grid_point": point,
+                "stopping": {"converged": True, "best_value": 0.12, "best_epoch": 5}}
+    results.write_record(searched, results.grid_record_path(str(records), "ocr_ms_lstm", point))
+    results.write_record({**_record(0, 0.2), "recipe": "ocr_ms_lstm",
+                          "model": {"builder": "labelling_model", "kind": "lstm", "units": 100}},
+                         str(records / "ocr_ms_lstm" / "seed-0.json"))
+    cli.main(["select", "ocr_ms_lstm", "--only", "dropout=0.5", "l2=0", "--records", str(records)])  # nothing to train
+    out = capsys.readouterr().out
+    assert "selected: dropout=0.5_l2=0" in out
+    assert "ocr_ms_lstm/seed-0.json: trained at other model arguments; `keras-seq results --only ocr_ms_lstm " \
+           "--set-aside LABEL ...`" in out
+
+
 def test_select_reuses_the_recipes_own_run_of_a_point_that_builds_the_same_model(shared_data_dir, tmp_path,
                                                                                  monkeypatch, capsys):
     from keras_seq import cli
