@@ -50,7 +50,8 @@ def test_gradients_match_finite_differences(rng):
             tables = np.split(arrays[0], np.cumsum(DIMS)[:-1])
             return float(np.sum(np.tanh(reference_feature_embedding(ids, tables)) * weight))
 
-        autodiff = support.gradients(layer, lambda out: keras.ops.sum(keras.ops.tanh(out) * weight), ids)
+        weight_tensor = keras.ops.convert_to_tensor(weight)
+        autodiff = support.gradients(layer, lambda out: keras.ops.sum(keras.ops.tanh(out) * weight_tensor), ids)
         autodiff = [np.asarray(g) for g in autodiff]
         support.assert_gradients_match_finite_differences(layer, autodiff, numpy_loss, {"embeddings": table},
                                                           ["embeddings"])
