@@ -25,7 +25,6 @@ inputs are (T, 2): [word id, POS id]. POS ids also use 0 = padding and
 """
 
 import collections
-import dataclasses
 
 import numpy as np
 
@@ -161,11 +160,8 @@ _INFO = registry.DatasetInfo(
 POS_VOCABULARY_SIZE = 46  # padding, unknown and the 44 Brill tags of train
 
 
-def _info_for_options(features="words", **options):
-    if features == "words+pos":
-        return dataclasses.replace(_INFO, input_shape=(2,),
-                                   column_vocabulary_sizes=(_INFO.vocabulary_size, POS_VOCABULARY_SIZE))
-    return _INFO
-
-
-registry.register(_INFO, _load_conll, _info_for_options)
+registry.register(
+    _INFO,
+    _load_conll,
+    registry.info_for_features(_INFO, {"words+pos": (_INFO.vocabulary_size, POS_VOCABULARY_SIZE)}),
+)

@@ -41,7 +41,7 @@ def check_sequences(sequences, info):
             raise ValueError(f"{info.name}: sequence {i} is empty.")
         if per_step and len(y) != len(x):
             raise ValueError(f"{info.name}: sequence {i} has {len(x)} inputs but {len(y)} targets.")
-    inputs = np.concatenate([np.ravel(x) for x in sequences.inputs])
+    inputs = np.concatenate(sequences.inputs)  # steps stacked; same step shape checked above
     targets = np.concatenate([np.ravel(y) for y in sequences.targets])
     for what, values in (("inputs", inputs), ("targets", targets)):
         if values.dtype.kind == "f" and not np.isfinite(values).all():
@@ -54,9 +54,8 @@ def check_sequences(sequences, info):
             f"{targets.min()}..{targets.max()}."
         )
     if info.column_vocabulary_sizes is not None:
-        columns = np.concatenate(sequences.inputs)
         for column, size in enumerate(info.column_vocabulary_sizes):
-            ids = columns[:, column]
+            ids = inputs[:, column]
             if ids.min() < 0 or ids.max() >= size:
                 raise ValueError(
                     f"{info.name}: ids of input column {column} must lie in [0, {size - 1}]; got "

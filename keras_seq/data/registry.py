@@ -66,6 +66,22 @@ def info(name, **options):
     return dataset.info_for_options(**options) if dataset.info_for_options else dataset.info
 
 
+def info_for_features(info, column_vocabulary_sizes):
+    """An `info_for_options` for loaders whose `features` option adds id columns.
+
+    `column_vocabulary_sizes` maps a `features` value to the vocabulary size of
+    each column it loads; other values load `info`'s single-column inputs.
+    """
+
+    def info_for_options(features=None, **options):
+        sizes = column_vocabulary_sizes.get(features)
+        if sizes is None:
+            return info
+        return dataclasses.replace(info, input_shape=(len(sizes),), column_vocabulary_sizes=tuple(sizes))
+
+    return info_for_options
+
+
 def get(name):
     if name not in _REGISTRY:
         raise ValueError(

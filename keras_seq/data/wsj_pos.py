@@ -20,7 +20,6 @@ train, sorted; valid and test use no other tag. Target ids are class indices
 with no padding value, so mask with `inputs != 0`.
 """
 
-import dataclasses
 
 import numpy as np
 
@@ -74,9 +73,13 @@ def suffix_vocabularies(data_dir):
     return parse_cache.memo("wsj_suffixes", path, build)
 
 
-def _lexical_columns(words, data_dir):
-    """(T, 3) ids of the suffixes and shape of each word."""
-    indexes = {n: {x: i for i, x in enumerate(v)} for n, v in suffix_vocabularies(data_dir).items()}
+def _suffix_indexes(data_dir):
+    """Suffix length -> {suffix: id}, from the train suffix vocabularies."""
+    return {n: {x: i for i, x in enumerate(v)} for n, v in suffix_vocabularies(data_dir).items()}
+
+
+def _lexical_columns(words, indexes):
+    """(T, 3) ids of the suffixes and shape of each word; `indexes` from `_suffix_indexes`."""
     suffixes = [[indexes[n].get(tokens.suffix(w, n), 1) for n in SUFFIX_LENGTHS] for w in words]
     return np.array([[*s, tokens.word_shape(w)] for s, w in zip(suffixes, words)], dtype="int32")
 
@@ -101,11 +104,12 @@ def _load_wsj(split, data_dir=None, train_sentences=None, lowercase=False, min_c
     words, tags = vocabularies(data_dir, lowercase, min_count)
     word_index = {w: i for i, w in enumerate(words)}
     tag_index = {t: i for i, t in enumerate(tags)}
+    suffix_indexes = _suffix_indexes(data_dir) if features == "words+lexical" else None
     inputs, targets = [], []
     for _, w, t in sentences:
         ids = tokens.encode(w, word_index, lowercase)
-        if features == "words+lexical":
-            ids = np.concatenate([ids[:, None], _lexical_columns(w, data_dir)], axis=1)
+        if suffix_indexes is not None:
+            ids = np.concatenate([ids[:, None], _lexical_columns(w, suffix_indexes)], axis=1)
         inputs.append(ids)
         try:
             targets.append(np.array([tag_index[x] for x in t], dtype="int32"))
@@ -135,11 +139,6 @@ _INFO = registry.DatasetInfo(
 )
 
 
-def _info_for_options(features="words", **options):
-    if features == "words+lexical":
-        return dataclasses.replace(_INFO, input_shape=(len(LEXICAL_VOCABULARY_SIZES),),
-                                   column_vocabulary_sizes=LEXICAL_VOCABULARY_SIZES)
-    return _INFO
-
-
-registry.register(_INFO, _load_wsj, _info_for_options)
+registry.register(
+    _INFO, _load_wsj, registry.info_for_features(_INFO, {"words+lexical": LEXICAL_VOCABULARY_SIZES})
+)

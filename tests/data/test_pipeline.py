@@ -3,6 +3,7 @@ import pytest
 
 import keras_seq.data as data
 from keras_seq.data import pipeline
+from keras_seq.data import registry
 from keras_seq.data.registry import DatasetInfo
 from keras_seq.data.registry import Sequences
 
@@ -83,6 +84,20 @@ def test_checks_name_bad_batches():
     wrong_width.inputs[2] = np.zeros((3, 4), "float32")
     with pytest.raises(ValueError, match="expected \\(3,\\)"):
         pipeline.make_dataset(wrong_width, LABELLING)
+
+
+def test_checks_name_the_id_column_out_of_range():
+    """Multi-column token inputs: each column against its own vocabulary size."""
+    base = DatasetInfo("toy_ids", "toy", "labelling", {"train": 2}, (), "int32", 4, "test", vocabulary_size=10)
+    info = registry.info_for_features(base, {"words+tags": (10, 3)})(features="words+tags")
+    assert info.input_shape == (2,) and info.column_vocabulary_sizes == (10, 3)
+    assert registry.info_for_features(base, {"words+tags": (10, 3)})(features="words") is base
+    ids = Sequences([np.array([[9, 2], [1, 0]], "int32"), np.array([[5, 1]], "int32")],
+                    [np.zeros(2, "int32"), np.zeros(1, "int32")])
+    pipeline.check_sequences(ids, info)
+    ids.inputs[1][0, 1] = 3  # a valid word id (< 10), out of the second column's range
+    with pytest.raises(ValueError, match=r"input column 1 must lie in \[0, 2\]; got 0..3"):
+        pipeline.check_sequences(ids, info)
 
 
 def test_load_jsb_batches(shared_data_dir):
