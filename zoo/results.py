@@ -28,6 +28,8 @@ from keras_seq.zoo import recipes
 from keras_seq.zoo import report
 
 RECORDS = "records"
+# The data folder the README documents; row commands name it instead of the machine path a run used.
+DOCUMENTED_DATA_DIR = "../shared/data"
 
 # (section title, recipe names), in the order of the papers' tables.
 SECTIONS = (
@@ -328,17 +330,26 @@ def _row(name, rows):
     epochs_text = "–" if not epochs else (str(epochs[0]) if len(set(epochs)) == 1 else f"{min(epochs)}-{max(epochs)}")
     wall = sum(r["wall_seconds"] for r in rows) / len(rows)
     seeds = ", ".join(str(r["seed"]) for r in rows)
-    command = first.get("command", f"keras-seq train {name}")
+    command = portable_command(first.get("command", f"keras-seq train {name}"))
     if len(rows) > 1:
         command = f"keras-seq results --only {name} --seeds {' '.join(str(r['seed']) for r in rows)}"
         if "--data-dir" in first.get("command", ""):
-            command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
+            command += " --data-dir " + DOCUMENTED_DATA_DIR
     if first.get("selected_point"):
         name += f" ({point_name(first['selected_point'], ', ')})"
     elif recipe and recipe.grid:
         name += f" ({UNSEARCHED})"
     return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
             f"{epochs_text} | {convergence} | {wall:.0f} | {first['hardware']} | `{command}` |")
+
+
+def portable_command(command):
+    """`command` with an absolute `--data-dir` replaced by the documented data folder."""
+    words = command.split(" ")
+    for i, word in enumerate(words[:-1]):
+        if word == "--data-dir" and os.path.isabs(words[i + 1]):
+            words[i + 1] = DOCUMENTED_DATA_DIR
+    return " ".join(words)
 
 
 # A row of a recipe with a grid that `select` has not searched.
@@ -387,16 +398,16 @@ def markdown(records, records_dir=RECORDS):
         recipe = recipes.get(name)
         paper = (f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
                  if recipe.paper else "")
-        command = f"`keras-seq results --only {name} --seeds 0 1 2 --data-dir ../shared/data`"
+        command = f"`keras-seq results --only {name} --seeds 0 1 2 --data-dir {DOCUMENTED_DATA_DIR}`"
         if recipe.grid and selected_point(records_dir, name) is None:  # else the seeds train the defaults
-            command = f"`keras-seq select {name} --data-dir ../shared/data`, then {command}"
+            command = f"`keras-seq select {name} --data-dir {DOCUMENTED_DATA_DIR}`, then {command}"
         lines.append(f"- {command}{paper}")
     lines += ["", "GPU/TPU scale (run when an accelerator is available):", ""]
     for name in GPU_SCALE:
         recipe = recipes.get(name)
         paper = (f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
                  if recipe.paper else "")
-        lines.append(f"- `keras-seq train {name} --data-dir ../shared/data`: not yet measured{paper}")
+        lines.append(f"- `keras-seq train {name} --data-dir {DOCUMENTED_DATA_DIR}`: not yet measured{paper}")
     return "\n".join(lines) + "\n"
 
 

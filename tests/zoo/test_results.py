@@ -312,3 +312,20 @@ def test_a_grid_can_tie_arguments_in_pairs():
         {"l2": 0.0, "units": 100, "memory_units": 250}]
     with pytest.raises(ValueError, match="outside the grid: dropout; the grid has l2, memory_units, units"):
         selection.grid_points(grid, {"dropout": (0.5,)})
+
+
+def test_row_commands_name_the_documented_data_folder_not_the_machine_path(tmp_path):
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    machine_path = "/home/someone/shared/data"
+    for seed in (0, 1):
+        record = _record(seed, 0.16, command=f"keras-seq train ocr_ms_scrbm --seed {seed} --data-dir {machine_path}")
+        results.write_record(record, str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
+    results.write_record(_record(0, 0.2, recipe="ocr_ms_gru", command=f"keras-seq train ocr_ms_gru --data-dir {machine_path}"),
+                         str(records / "ocr_ms_gru" / "seed-0.json"))
+    text = results.markdown(results.load_records(str(records)), str(records))
+    assert machine_path not in text
+    assert "`keras-seq results --only ocr_ms_scrbm --seeds 0 1 --data-dir ../shared/data`" in text
+    assert "`keras-seq train ocr_ms_gru --data-dir ../shared/data`" in text  # one seed: its own command
+    assert results.portable_command("keras-seq train x --data-dir data/local") == "keras-seq train x --data-dir data/local"
