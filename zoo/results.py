@@ -330,11 +330,12 @@ def _row(name, rows):
     epochs_text = "–" if not epochs else (str(epochs[0]) if len(set(epochs)) == 1 else f"{min(epochs)}-{max(epochs)}")
     wall = sum(r["wall_seconds"] for r in rows) / len(rows)
     seeds = ", ".join(str(r["seed"]) for r in rows)
-    command = portable_command(first.get("command", f"keras-seq train {name}"))
+    command = first.get("command", f"keras-seq train {name}")
     if len(rows) > 1:
         command = f"keras-seq results --only {name} --seeds {' '.join(str(r['seed']) for r in rows)}"
         if "--data-dir" in first.get("command", ""):
-            command += " --data-dir " + DOCUMENTED_DATA_DIR
+            command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
+    command = portable_command(command)
     if first.get("selected_point"):
         name += f" ({point_name(first['selected_point'], ', ')})"
     elif recipe and recipe.grid:

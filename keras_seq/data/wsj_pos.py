@@ -20,7 +20,6 @@ train, sorted; valid and test use no other tag. Target ids are class indices
 with no padding value, so mask with `inputs != 0`.
 """
 
-
 import numpy as np
 
 from keras_seq.data import parse_cache
