@@ -5,6 +5,20 @@ import os
 import platform
 
 
+def cpu_name(cpuinfo="/proc/cpuinfo"):
+    """The processor's model name, and "AVX-512" where it has those
+    instructions: the backends' CPU kernels differ by instruction set, so
+    the same seed repeats bit for bit only on the same kind of CPU."""
+    try:
+        with open(cpuinfo) as f:
+            fields = dict(line.split(":", 1) for line in f.read().split("\n\n")[0].splitlines() if ":" in line)
+    except OSError:
+        return platform.processor() or "unknown CPU"
+    fields = {key.strip(): value.strip() for key, value in fields.items()}
+    name = fields.get("model name") or platform.processor() or "unknown CPU"
+    return name + (" AVX-512" if "avx512f" in fields.get("flags", "").split() else "")
+
+
 def run_record(recipe, task, model, quick, seed, test, parameters, wall_seconds, backend, **fields):
     """The fields every record has, then `fields` (stopping, updates,
     history, ... as the run has them).
@@ -40,7 +54,7 @@ def run_record(recipe, task, model, quick, seed, test, parameters, wall_seconds,
             "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
         "parameters": int(parameters),
         "wall_seconds": round(wall_seconds, 1),
-        "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores, {backend}",
+        "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores ({cpu_name()}), {backend}",
         "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
         **fields,
     }

@@ -329,6 +329,7 @@ def _row(name, rows):
     epochs = [r["epochs_run"] for r in rows if r.get("epochs_run") is not None]
     epochs_text = "–" if not epochs else (str(epochs[0]) if len(set(epochs)) == 1 else f"{min(epochs)}-{max(epochs)}")
     wall = sum(r["wall_seconds"] for r in rows) / len(rows)
+    hardware = "; ".join(dict.fromkeys(r["hardware"] for r in rows))
     seeds = ", ".join(str(r["seed"]) for r in rows)
     command = first.get("command", f"keras-seq train {name}")
     if len(rows) > 1:
@@ -341,7 +342,7 @@ def _row(name, rows):
     elif recipe and recipe.grid:
         name += f" ({UNSEARCHED})"
     return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
-            f"{epochs_text} | {convergence} | {wall:.0f} | {first['hardware']} | `{command}` |")
+            f"{epochs_text} | {convergence} | {wall:.0f} | {hardware} | `{command}` |")
 
 
 def portable_command(command):

@@ -142,6 +142,30 @@ def test_results_rebuild_from_committed_records(tmp_path):
     assert not any(line.startswith("| ocr_ms_lstm") for line in text.splitlines())
 
 
+def test_a_row_names_every_kind_of_hardware_its_seeds_ran_on(tmp_path):
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    here = "x86_64 2 CPU cores (AMD EPYC AVX-512), backend tensorflow"
+    for seed, hardware in ((0, "x86_64 2 CPU cores, backend tensorflow"), (1, here), (2, here)):
+        results.write_record(_record(seed, 0.16, hardware=hardware), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
+    row = next(line for line in results.markdown(results.load_records(str(records)), str(records)).splitlines()
+               if line.startswith("| ocr_ms_scrbm "))
+    assert [c.strip() for c in row.strip("|").split("|")][10] == f"x86_64 2 CPU cores, backend tensorflow; {here}"
+
+
+def test_records_name_the_cpu_model_and_its_avx512(tmp_path):
+    from keras_seq.zoo import records
+
+    cpuinfo = tmp_path / "cpuinfo"
+    first = "processor\t: 0\nmodel name\t: Some CPU 9000\nflags\t\t: fpu sse2 avx2 {}\n"
+    cpuinfo.write_text(first.format("avx512f avx512bw") + "\n" + first.replace("0", "1").format(""))
+    assert records.cpu_name(str(cpuinfo)) == "Some CPU 9000 AVX-512"
+    cpuinfo.write_text(first.format("avx512_vnni"))  # an extension's flag alone is not the AVX-512 foundation
+    assert records.cpu_name(str(cpuinfo)) == "Some CPU 9000"
+    assert records.cpu_name(str(tmp_path / "absent")) != ""
+
+
 def test_rebuild_refuses_a_row_of_two_configurations(tmp_path):
     from keras_seq.zoo import results
 
