@@ -62,8 +62,8 @@ def diverged(record):
     """True when the run's test NLL is above its chance level (zoo.chance:
     the training targets' frequencies, inputs ignored), so that it is no
     trained model whatever ended its training; False when below; None when
-    the record has no chance level (n-gram counts; records written before
-    2026-12-02 get one from scripts/add_chance_level.py)."""
+    the record has no chance level (records written before 2026-12-02 get
+    one from scripts/add_chance_level.py)."""
     nll = nll_metric(record)
     chance = record.get("chance") or {}
     if nll is None or nll not in chance:

@@ -1,7 +1,7 @@
 """Runs an n-gram recipe (`builder="ngram_model"`): data -> counts -> order
 and smoothing chosen on the validation split -> test metrics -> the same
-result record as `train.run`. There is no Keras model: nothing is saved
-but the JSON record."""
+result record as `train.run` (its chance level included). There is no
+Keras model: nothing is saved but the JSON record."""
 
 import os
 import time
@@ -12,6 +12,7 @@ from keras_seq.zoo import ngram
 from keras_seq.zoo import records
 from keras_seq.zoo import registry
 from keras_seq.zoo import runs
+from keras_seq.zoo import train as zoo_train
 from keras_seq.zoo.recipes import QUICK_SEQUENCES
 
 
@@ -65,6 +66,7 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0, run_name=None):
         stopping={"reason": "closed_form", "converged": True, "best_epoch": None, "last_epoch": None,
                   "epoch_limit": None, "monitor": None, "patience": None, "check_every": None},
         updates=None, pretraining=None, history={}, selection=selection,
+        chance=zoo_train.chance_scores(recipe, data_dir, quick),
     )
     if output:
         directory = runs.run_directory(output, run_name or recipe.name, seed, quick)

@@ -259,6 +259,11 @@ def test_train_quick_conv_labelling_and_ngram(shared_data_dir, tmp_path, capsys)
     counts = json.load(open(tmp_path / "kinderlieder_ngram" / "seed-0-quick" / "record.json"))
     assert counts["test"]["bits_per_event"] > 0 and counts["parameters"] > 0
     assert counts["model"]["order"] in (1, 2) and len(counts["selection"]) == 2 * 2
+    # The chance level (training frequencies whatever the context), in the test's units.
+    from keras_seq.zoo import recipes
+
+    classes = recipes.get("kinderlieder_ngram").dataset_info.num_classes
+    assert 0.0 < counts["chance"]["bits_per_event"] <= np.log2(classes) + 0.1
     assert not (tmp_path / "kinderlieder_ngram" / "seed-0-quick" / "model.keras").exists()
 
     with pytest.raises(ValueError, match="no saved Keras model"):
