@@ -379,10 +379,10 @@ def markdown(records, records_dir=RECORDS):
         "marked **worse than chance**: it diverged, whatever ended it. Test NLL: nats per frame (piano "
         "rolls), bits per step (labels, tokens). Wall times are per run, on the hardware named, often "
         "sharing its cores with other work (`load_average` in the records from 2026-12-01 on). A seed "
-        "repeats bit for bit only on the same kind of CPU (the backends' kernels differ by instruction "
-        "set; the main job's seed 0 moved 1.2 accuracy points between two CPUs, see the README), so "
-        "the records name the CPU model from 2026-12-03 on and a row names every hardware its seeds "
-        "ran on.",
+        "repeats bit for bit only on the same kind of CPU with the same thread settings (the backends' "
+        "kernels differ by instruction set; the Bach chorales LSTM's seed 0 moved 1.2 accuracy points "
+        "between two CPUs, see the README), so the records name the CPU model from 2026-12-03 on and a "
+        "row names every hardware its seeds ran on.",
         "",
     ]
     unmeasured = []
