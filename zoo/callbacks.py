@@ -25,9 +25,15 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
     accuracy sits at zero on the all-notes-off plateau of polyphonic music.
     Improvement means strictly better than the best check so far.
 
+    An epoch whose training loss is not finite (NaN or infinite) ends
+    training at once: the run diverged, and more epochs would train on NaN
+    until patience ran out and look like convergence.
+
     After training, `stopped_epoch` (1-based) is the epoch at which patience
-    ran out, or None when something else (the epoch limit, a time budget)
-    ended training; `best_epoch` (1-based) is the best check's epoch.
+    ran out, or None when something else (the epoch limit, a time budget,
+    divergence) ended training; `diverged_epoch` (1-based) is the epoch whose
+    loss was not finite, or None; `best_epoch` (1-based) is the best check's
+    epoch.
 
     Args:
         monitor: A key of the epoch logs, e.g. `"val_sequence_error"`.
@@ -72,6 +78,7 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         self.best_weights = None
         self.checks_without_improvement = 0
         self.stopped_epoch = None
+        self.diverged_epoch = None
         if self._resumed is not None:  # a run resumed from a checkpoint (zoo.runs)
             state, self._resumed = self._resumed, None
             self._apply(state)
@@ -81,7 +88,7 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         """What a checkpoint keeps to resume this callback (see zoo.runs)."""
         state = {"best": {k: float(v) for k, v in self.best.items()}, "best_epoch": self.best_epoch,
                  "checks_without_improvement": self.checks_without_improvement,
-                 "stopped_epoch": self.stopped_epoch}
+                 "stopped_epoch": self.stopped_epoch, "diverged_epoch": self.diverged_epoch}
         if self.best_weights is not None:
             state["weights"] = self.best_weights
         return state
@@ -97,6 +104,7 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         self.best_epoch = state["best_epoch"]
         self.checks_without_improvement = state["checks_without_improvement"]
         self.stopped_epoch = state.get("stopped_epoch")
+        self.diverged_epoch = state.get("diverged_epoch")
         self.best_weights = state.get("weights")
 
     def _improved(self, key, direction, value):
@@ -104,7 +112,11 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs if logs is not None else {}
-        if (epoch + 1) % self.every:
+        diverged = "loss" in logs and not np.isfinite(float(logs["loss"]))
+        if diverged:
+            self.diverged_epoch = epoch + 1
+            self.model.stop_training = True
+        if diverged or (epoch + 1) % self.every:
             if self.log_as:
                 logs[self.log_as] = self.best[self.monitor] if self.best_epoch is not None else np.nan
             return
@@ -172,14 +184,16 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
     """Why a run ended, as its record keeps it: `reason` is
     `"early_stopping"` (patience ran out: the run converged),
     `"time_budget"` or `"epoch_limit"` (both cut a run that was still
-    improving on validation), or `"fixed_epochs"` (no validation split: the
+    improving on validation), `"diverged"` (a training loss that was not
+    finite ended it; not converged, its best check's weights are kept), or
+    `"fixed_epochs"` (no validation split: the
     protocol trains a set number of epochs, so convergence is not judged).
 
     Returns:
         `{"reason", "converged", "best_epoch", "best_value" (of the
         monitored validation metric), "last_epoch", "epoch_limit",
-        "monitor", "patience", "check_every"}`; `converged` is None for
-        fixed epochs.
+        "monitor", "patience", "check_every", "diverged_epoch"}`;
+        `converged` is None for fixed epochs.
 
     Example:
 
@@ -188,6 +202,8 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
     """
     if stopper is None:
         reason = "fixed_epochs"
+    elif stopper.diverged_epoch is not None:
+        reason = "diverged"
     elif stopper.stopped_epoch is not None:
         reason = "early_stopping"
     elif budget is not None and budget.stopped:
@@ -204,6 +220,7 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
         "monitor": None if stopper is None else stopper.monitor,
         "patience": None if stopper is None else stopper.patience,
         "check_every": None if stopper is None else stopper.every,
+        "diverged_epoch": None if stopper is None else stopper.diverged_epoch,
     }
 
 

@@ -22,6 +22,7 @@ STOPPED_BY = {
     "early_stopping": "early stopping",
     "epoch_limit": "epoch limit",
     "time_budget": "time budget",
+    "diverged": "diverged (training loss not finite)",
     "fixed_epochs": "fixed epochs (no validation)",
     "closed_form": "closed form (counts)",
 }
@@ -165,16 +166,24 @@ def comparison_table(records):
     return "\n".join(lines)
 
 
+def _loss_diverged(record):
+    return (record.get("stopping") or {}).get("reason") == "diverged"
+
+
 def comparison_summary(records):
     """What a comparison does and does not show, in a few sentences: no
     winner is named unless every run converged."""
     metric = headline(records[0])
     nll = nll_metric(records[0])
-    cut = [r["recipe"] for r in records if converged(r) is False]
+    cut = [r["recipe"] for r in records if converged(r) is False and not _loss_diverged(r)]
+    blew_up = [r["recipe"] for r in records if _loss_diverged(r)]
     worse = [r["recipe"] for r in records if diverged(r)]
     seeds = sorted({r["seed"] for r in records})
-    if cut or worse:
+    if cut or worse or blew_up:
         reasons = []
+        if blew_up:
+            reasons.append(f"Diverged: {', '.join(blew_up)} (its training loss became NaN or infinite, which "
+                           "ended the run; the best validation check's weights are tested).")
         if cut:
             reasons.append(f"Not converged: {', '.join(cut)} (stopped by an epoch limit or time budget while "
                            "still improving on validation).")

@@ -199,6 +199,37 @@ def test_early_stopping_waits_while_a_progress_metric_improves():
         PeriodicEarlyStopping("val_acc", "max", progress=[("val_nll", "down")])
 
 
+def test_a_non_finite_training_loss_ends_the_run_as_diverged_not_converged():
+    from keras_seq.zoo import report
+    from keras_seq.zoo.callbacks import stopping_record
+
+    model = _marker_model()
+    stopper = PeriodicEarlyStopping("val_acc", "max", every=1, patience=20, log_as="objective")
+    stopper.set_model(model)
+    # Validation improves for three epochs; the 4th epoch's loss is NaN (an
+    # exploded update), and patience (20) would wait for 20 more epochs.
+    losses, accuracy = [0.5, 0.4, 0.3, float("nan"), float("nan")], [0.6, 0.65, 0.68, 0.0, 0.0]
+    stopper.on_train_begin()
+    logged = []
+    for epoch, (loss, a) in enumerate(zip(losses, accuracy)):
+        model.set_weights([np.full((1, 1), float(epoch), "float32")])
+        logs = {"loss": loss, "val_acc": a}
+        stopper.on_epoch_end(epoch, logs)
+        logged.append(logs["objective"])
+        if model.stop_training:
+            break
+    stopper.on_train_end()
+    assert epoch + 1 == 4 and stopper.diverged_epoch == 4 and stopper.stopped_epoch is None
+    assert stopper.best_epoch == 3 and model.get_weights()[0][0, 0] == 2.0  # the last finite epoch's weights
+    assert logged == [0.6, 0.65, 0.68, 0.68]  # a tuner still reads its objective
+    stopping = stopping_record(4, 3000, stopper)
+    assert stopping["reason"] == "diverged" and stopping["converged"] is False and stopping["diverged_epoch"] == 4
+    record = {"recipe": "r", "test": {"frame_accuracy": 0.68}, "seed": 0, "stopping": stopping}
+    assert report.stopped_by(record).startswith("**diverged (training loss not finite): not converged**")
+    summary = report.comparison_summary([record, {**record, "recipe": "s", "stopping": {**stopping, "reason": "early_stopping", "converged": True}}])
+    assert summary.startswith("Diverged: r (") and "Best" not in summary
+
+
 def test_stopping_record_names_the_reason():
     from keras_seq.zoo.callbacks import TimeBudget
     from keras_seq.zoo.callbacks import stopping_record
