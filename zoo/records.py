@@ -11,10 +11,11 @@ def cpu_name(cpuinfo="/proc/cpuinfo"):
     the same seed repeats bit for bit only on the same kind of CPU."""
     try:
         with open(cpuinfo) as f:
-            fields = dict(line.split(":", 1) for line in f.read().split("\n\n")[0].splitlines() if ":" in line)
+            first_processor = f.read().split("\n\n")[0]
     except OSError:
-        return platform.processor() or "unknown CPU"
-    fields = {key.strip(): value.strip() for key, value in fields.items()}
+        first_processor = ""
+    fields = {key.strip(): value.strip() for key, _, value in
+              (line.partition(":") for line in first_processor.splitlines())}
     name = fields.get("model name") or platform.processor() or "unknown CPU"
     return name + (" AVX-512" if "avx512f" in fields.get("flags", "").split() else "")
 
