@@ -105,7 +105,9 @@ _PIANO_ROLL_STOPPING = {"monitor": "val_frame_accuracy", "monitor_mode": "max",
 # MuseData longer; JSB and Bach at most a few hundred): their memory is linear,
 # and on Nottingham the unclipped LMN-B diverged in its first epoch (validation
 # NLL 3.4e7, seed 0) where the clipped one trains (validation NLL 10.3 after 6
-# epochs, seed 0; records/nottingham_lmn_b/NOTE.md).
+# epochs, seed 0; records/nottingham_lmn_b/NOTE.md). The pretrained LMN-B
+# clips there too: unclipped, two of its three Nottingham runs went NaN
+# (epochs 22 and 136; records/nottingham_lmn_b_pretrained/no_clipping/).
 _LONG_PIECES = ("nottingham", "piano_midi", "musedata")
 for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "musedata"):
     lmn_clipping = {"clipnorm": 1.0} if dataset in _LONG_PIECES else {}
@@ -135,7 +137,7 @@ for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "mu
             name=f"{dataset}_lmn_b_pretrained",
             dataset=dataset,
             builder="pretrained_lmn_model",
-            model={"units": 100, "memory_units": 250, "window": 10},
+            model={"units": 100, "memory_units": 250, "window": 10, **lmn_clipping},
             description=f"LMN-B with closed-form pretraining on {dataset}, then fine-tuned",
             batch_size=16,
             **_PIANO_ROLL_STOPPING,
