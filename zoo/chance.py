@@ -2,8 +2,8 @@
 inputs and always outputs the training targets' frequencies (per key of a
 piano roll, per class of a label or token) or their mean (regression),
 scored by the task's own loss and metrics. A run whose test NLL is above
-this has learnt less than those counts: it diverged, whatever ended its
-training (zoo.report marks it).
+this has learnt less than those counts, whatever ended its training
+(zoo.report.worse_than_chance marks it).
 
 Example:
 

@@ -59,7 +59,7 @@ def converged(record):
     return stopping["converged"]
 
 
-def diverged(record):
+def worse_than_chance(record):
     """True when the run's test NLL is above its chance level (zoo.chance:
     the training targets' frequencies, inputs ignored), so that it is no
     trained model whatever ended its training; False when below; None when
@@ -73,8 +73,8 @@ def diverged(record):
 
 
 def chance_mark(record):
-    """'**worse than chance** (...)' for a diverged run, else ''."""
-    if not diverged(record):
+    """'**worse than chance** (...)' for such a run, else ''."""
+    if not worse_than_chance(record):
         return ""
     nll = nll_metric(record)
     return (f"**worse than chance** (test {nll} {format_value(nll, record['test'][nll])} against "
@@ -92,7 +92,7 @@ def stopped_by(record, mark=True):
         text = f"**{text}: not converged**"
     if stopping.get("best_epoch") is not None:
         text += f" (best epoch {stopping['best_epoch']} of {stopping['last_epoch']})"
-    if mark and diverged(record):
+    if mark and worse_than_chance(record):
         text += f"; {chance_mark(record)}"
     return text
 
@@ -155,7 +155,7 @@ def comparison_table(records):
     for r in records:
         mark = {True: "yes", False: "**no**", None: "not judged"}[converged(r)]
         mark += f": {stopped_by(r, mark=False)}"
-        if diverged(r):
+        if worse_than_chance(r):
             mark += f"; {chance_mark(r)}"
         lines.append(
             f"| {r['recipe']}{' (quick)' if r['quick'] else ''} | {r['parameters']:,} | {_updates(r)} | "
@@ -166,7 +166,9 @@ def comparison_table(records):
     return "\n".join(lines)
 
 
-def _loss_diverged(record):
+def loss_diverged(record):
+    """Whether the run's training loss became NaN or infinite, which ended it
+    (zoo.callbacks); not the same as `worse_than_chance`."""
     return (record.get("stopping") or {}).get("reason") == "diverged"
 
 
@@ -175,9 +177,9 @@ def comparison_summary(records):
     winner is named unless every run converged."""
     metric = headline(records[0])
     nll = nll_metric(records[0])
-    cut = [r["recipe"] for r in records if converged(r) is False and not _loss_diverged(r)]
-    blew_up = [r["recipe"] for r in records if _loss_diverged(r)]
-    worse = [r["recipe"] for r in records if diverged(r)]
+    cut = [r["recipe"] for r in records if converged(r) is False and not loss_diverged(r)]
+    blew_up = [r["recipe"] for r in records if loss_diverged(r)]
+    worse = [r["recipe"] for r in records if worse_than_chance(r)]
     seeds = sorted({r["seed"] for r in records})
     if cut or worse or blew_up:
         reasons = []
@@ -189,7 +191,7 @@ def comparison_summary(records):
                            "still improving on validation).")
         if worse:
             reasons.append(f"Worse than chance: {', '.join(worse)} (test {nll} above that of predicting the "
-                           "training frequencies whatever the input: diverged, or not yet trained).")
+                           "training frequencies whatever the input: it learnt less than those counts).")
         return (" ".join(reasons) + " These numbers do not say which model is better"
                 + ("; rerun without --epochs / --max-seconds so that early stopping ends every run." if cut else "."))
 
@@ -267,7 +269,7 @@ def learning_curve(record, path):
     bottom.set_ylabel(f"{nll} ({units[nll]})" if nll in units else nll)
     bottom.set_xlabel("epoch")
     mark = {True: "converged", False: "NOT converged", None: "convergence not judged"}[converged(record)]
-    mark += ", WORSE THAN CHANCE" if diverged(record) else ""
+    mark += ", WORSE THAN CHANCE" if worse_than_chance(record) else ""
     top.set_title(f"{record['recipe']}: {stopped_by(record, mark=False)}, {mark}", fontsize="medium")
     figure.tight_layout()
     figure.savefig(path, dpi=100)

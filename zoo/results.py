@@ -322,8 +322,10 @@ def _row(name, rows):
         convergence = report.STOPPED_BY[first["stopping"]["reason"]] if first.get("stopping") else "–"
     else:
         done = sum(1 for m in marks if m)
+        blew_up = sum(1 for r in rows if report.loss_diverged(r))
         convergence = f"{done}/{len(rows)}" + ("" if done == len(rows) else " **(not converged)**")
-    worse = sum(1 for r in rows if report.diverged(r))
+        convergence += f" **({blew_up} diverged: training loss not finite)**" if blew_up else ""
+    worse = sum(1 for r in rows if report.worse_than_chance(r))
     if worse:
         convergence += f" **({worse} worse than chance)**"
     epochs = [r["epochs_run"] for r in rows if r.get("epochs_run") is not None]
@@ -376,7 +378,8 @@ def markdown(records, records_dir=RECORDS):
         "**not converged**, and no comparison should be read from it; a run whose test NLL is above "
         "chance (predicting the training frequencies whatever the input; `scripts/add_chance_level.py` "
         "added it to the records written before runs recorded it) is "
-        "marked **worse than chance**: it diverged, whatever ended it. Test NLL: nats per frame (piano "
+        "marked **worse than chance**: it learnt less than those counts, whatever ended it; a run whose "
+        "training loss became NaN or infinite is stopped there and marked **diverged**. Test NLL: nats per frame (piano "
         "rolls), bits per step (labels, tokens). Wall times are per run, on the hardware named, often "
         "sharing its cores with other work (`load_average` in the records from 2026-12-01 on). A seed "
         "repeats bit for bit only on the same kind of CPU with the same thread settings (the backends' "

@@ -67,7 +67,7 @@ def _record(nll, chance_nll, reason="early_stopping"):
 
 def test_a_run_worse_than_chance_is_marked_in_every_table():
     broken, trained, old = _record(305.6, 10.26), _record(3.5, 10.26), _record(305.6, None)
-    assert (report.diverged(broken), report.diverged(trained), report.diverged(old)) == (True, False, None)
+    assert (report.worse_than_chance(broken), report.worse_than_chance(trained), report.worse_than_chance(old)) == (True, False, None)
     assert "**worse than chance** (test frame_nll 305.600 against 10.260" in report.stopped_by(broken)
     assert "chance" not in report.stopped_by(trained) + report.stopped_by(old)
     assert "worse than chance" in report.markdown_table([broken])
@@ -95,4 +95,4 @@ def test_records_written_before_the_chance_level_get_it_from_the_data(shared_dat
     script.main([str(tmp_path), "--data-dir", shared_data_dir])
     updated = json.loads(path.read_text())
     assert {k: v for k, v in updated.items() if k != "chance"} == record
-    assert 5 < updated["chance"]["frame_nll"] < 20 and report.diverged(updated)
+    assert 5 < updated["chance"]["frame_nll"] < 20 and report.worse_than_chance(updated)

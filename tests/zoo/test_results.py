@@ -120,6 +120,21 @@ def _record(seed, error, converged=True, **extra):
     }
 
 
+def test_a_row_names_its_seeds_whose_training_loss_diverged(tmp_path):
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    for seed in (0, 1, 2):
+        record = _record(seed, 0.2, converged=seed == 1)
+        if seed != 1:
+            record["stopping"].update(reason="diverged", diverged_epoch=60)
+        results.write_record(record, str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
+    text = results.markdown(results.load_records(str(records)), str(records))
+    row = next(line for line in text.splitlines() if line.startswith("| ocr_ms_scrbm "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[8] == "1/3 **(not converged)** **(2 diverged: training loss not finite)**"
+
+
 def test_results_rebuild_from_committed_records(tmp_path):
     from keras_seq.zoo import results
 
