@@ -32,6 +32,16 @@ RECURRENT = {
 }
 
 
+def lmn_regularizers(l2):
+    """The LMN's regularizer arguments for weight decay `l2` on all four of
+    its kernels (W_xh, W_mh, W_hm and the memory's own W_mm), as the LMN
+    paper regularises its models; the biases are not decayed."""
+    if not l2:
+        return {}
+    return {f"{weight}_regularizer": keras.regularizers.L2(l2)
+            for weight in ("kernel", "recurrent", "memory", "memory_recurrent")}
+
+
 def recurrent_layer(kind, units, l2=0.0, **kwargs):
     regularizer = keras.regularizers.L2(l2) if l2 else None
     if kind in RECURRENT:
@@ -44,8 +54,7 @@ def recurrent_layer(kind, units, l2=0.0, **kwargs):
 
         return LMN(
             units, kwargs.pop("memory_units"), output="functional" if kind == "lmn_a" else "memory",
-            return_sequences=True, kernel_regularizer=regularizer,
-            recurrent_regularizer=regularizer, **kwargs
+            return_sequences=True, **lmn_regularizers(l2), **kwargs
         )
     raise ValueError(f"Unknown recurrent layer {kind!r}; known: {sorted(RECURRENT) + ['lmn_a', 'lmn_b']}.")
 
@@ -76,7 +85,7 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
                          learning_rate=1e-3, clipnorm=None, l2=0.0):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
     the training `Sequences` (its keys are the targets' width), compiled for
-    fine-tuning, with `l2` on its kernels as `piano_roll_model` has it.
+    fine-tuning, with `l2` on its four kernels as `piano_roll_model` has it.
     Returns a `Built` whose `pretraining_report` holds the pretraining's
     scores and `updates` (the unrolled network's gradient steps)."""
     import sys
@@ -95,8 +104,7 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
         from keras_seq.layers import LMN
 
         lmn, readout = model.get_layer("lmn"), model.get_layer("readout")
-        config = {**lmn.get_config(), "kernel_regularizer": keras.regularizers.L2(l2),
-                  "recurrent_regularizer": keras.regularizers.L2(l2)}
+        config = {**lmn.get_config(), **lmn_regularizers(l2)}
         regularised = keras.Sequential(
             [keras.Input((None, train.inputs[0].shape[-1])), LMN.from_config(config),
              keras.layers.Dense.from_config(readout.get_config())],

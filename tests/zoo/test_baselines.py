@@ -352,13 +352,29 @@ def test_lmns_clip_gradients_on_the_long_piece_sets_only():
     from keras_seq.zoo import recipes
 
     for dataset in ("nottingham", "piano_midi", "musedata"):
-        assert recipes.get(f"{dataset}_lmn_b").model["clipnorm"] == 1.0
-        assert recipes.get(f"{dataset}_lmn_a").model["clipnorm"] == 1.0
-    assert "clipnorm" not in recipes.get("jsb_chorales_lmn_b").model
-    assert "clipnorm" not in recipes.get("nottingham_lstm").model
+        for kind in ("lmn_a", "lmn_b", "lmn_b_pretrained"):  # unclipped, both LMN-Bs went NaN on Nottingham
+            assert recipes.get(f"{dataset}_{kind}").model["clipnorm"] == 1.0, (dataset, kind)
+    for name in ("jsb_chorales_lmn_b", "jsb_chorales_lmn_b_pretrained", "bach_chorales_lmn_b_pretrained",
+                 "nottingham_lstm"):
+        assert "clipnorm" not in recipes.get(name).model, name
     clipped, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8, clipnorm=1.0)
     plain, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8)
     assert clipped.optimizer.global_clipnorm == 1.0 and plain.optimizer.global_clipnorm is None
+
+
+def test_lmn_l2_decays_all_four_kernels_and_no_bias():
+    """The LMN paper regularises with weight decay; the memory's own W_mm is
+    the weight that sets whether the linear memory stays bounded."""
+    model, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=5, keys=8, l2=1e-3)
+    cell = model.get_layer(index=0).cell
+    decayed = {w.name for w in cell.weights if w.regularizer is not None}
+    assert decayed == {"kernel", "recurrent_kernel", "memory_kernel", "memory_recurrent_kernel"}
+    model(np.zeros((1, 3, 8), "float32"))
+    total = sum(float(keras.ops.convert_to_numpy(loss)) for loss in model.losses)
+    weights = {w.name: keras.ops.convert_to_numpy(w) for w in cell.weights}
+    np.testing.assert_allclose(total, 1e-3 * sum(float(np.sum(weights[n] ** 2)) for n in decayed), rtol=1e-5)
+    plain, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=5, keys=8)
+    assert not [w for w in plain.get_layer(index=0).cell.weights if w.regularizer is not None]
 
 
 def test_pretrained_lmn_with_l2_is_the_same_network_regularised(shared_data_dir):
@@ -374,5 +390,5 @@ def test_pretrained_lmn_with_l2_is_the_same_network_regularised(shared_data_dir)
     plain, regularised = built[0.0].trainer, built[1e-3].trainer
     np.testing.assert_allclose(keras.ops.convert_to_numpy(regularised(x)), keras.ops.convert_to_numpy(plain(x)),
                                atol=1e-6)
-    assert len(plain.losses) == 0 and len(regularised.losses) == 2  # W_xh and W_mh
+    assert len(plain.losses) == 0 and len(regularised.losses) == 4  # W_xh, W_mh, W_hm and W_mm
     assert regularised.optimizer is not None and regularised.get_layer("lmn").cell.activation.__name__ == "selu"

@@ -276,17 +276,6 @@ def test_recipes_with_model_selection_carry_the_papers_grid():
             assert recipe.valid_split is not None, f"{name}: a grid needs a validation split to choose on"
 
 
-def test_lmns_clip_their_gradients_on_the_sets_with_long_pieces():
-    """Unclipped, the LMNs went NaN on Nottingham (pieces up to 1,787 frames);
-    on JSB and the Bach chorales the recipes train unclipped, as recorded."""
-    for dataset in ("nottingham", "piano_midi", "musedata"):
-        for kind in ("lmn_a", "lmn_b", "lmn_b_pretrained"):
-            assert recipes.get(f"{dataset}_{kind}").model["clipnorm"] == 1.0, (dataset, kind)
-    for dataset in ("jsb_chorales", "bach_chorales"):
-        for kind in ("lmn_a", "lmn_b", "lmn_b_pretrained", "lstm"):
-            assert "clipnorm" not in recipes.get(f"{dataset}_{kind}").model, (dataset, kind)
-
-
 def test_no_recipe_selects_on_its_training_data(shared_data_dir):
     """Validation sequences are not training sequences (CoNLL-2000's `valid`
     is cut from its `train`: the recipes train on the rest). A few natural
