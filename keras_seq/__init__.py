@@ -11,17 +11,18 @@ import sys
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("data", "distribute", "layers", "metrics", "models", "pretraining", "saving", "zoo", "tuning")
+_SUBPACKAGES = ("constraints", "data", "distribute", "layers", "metrics", "models", "pretraining", "saving", "zoo", "tuning")
 _FROM = {
     "LMN": "layers",
     "LinearMemoryCell": "layers",
+    "MaxSpectralNorm": "constraints",
     "SCRBM": "layers",
     "SCRBMCell": "layers",
     "TrellisBlock": "layers",
     "TrellisNet": "models",
 }
 
-__all__ = ["layers", "models", "pretraining", *_FROM, "__version__"]
+__all__ = ["constraints", "layers", "models", "pretraining", *_FROM, "__version__"]
 
 
 def __getattr__(name):
@@ -37,6 +38,7 @@ def __dir__():
 
 
 if "keras" in sys.modules:
+    importlib.import_module("keras_seq.constraints")
     importlib.import_module("keras_seq.layers")
     importlib.import_module("keras_seq.models")
     importlib.import_module("keras_seq.metrics")

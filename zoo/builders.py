@@ -32,6 +32,16 @@ RECURRENT = {
 }
 
 
+def lmn_memory_constraint(memory_norm_bound):
+    """The LMN's constraint argument bounding the spectral norm of the
+    memory's own weight W_mm at `memory_norm_bound` (none if not given)."""
+    if memory_norm_bound is None:
+        return {}
+    from keras_seq.constraints import MaxSpectralNorm
+
+    return {"memory_recurrent_constraint": MaxSpectralNorm(memory_norm_bound)}
+
+
 def lmn_regularizers(l2):
     """The LMN's regularizer arguments for weight decay `l2` on all four of
     its kernels (W_xh, W_mh, W_hm and the memory's own W_mm), as the LMN
@@ -42,9 +52,9 @@ def lmn_regularizers(l2):
             for weight in ("kernel", "recurrent", "memory", "memory_recurrent")}
 
 
-def recurrent_layer(kind, units, l2=0.0, **kwargs):
-    regularizer = keras.regularizers.L2(l2) if l2 else None
+def recurrent_layer(kind, units, l2=0.0, memory_norm_bound=None, **kwargs):
     if kind in RECURRENT:
+        regularizer = keras.regularizers.L2(l2) if l2 else None
         return RECURRENT[kind](
             units, return_sequences=True, kernel_regularizer=regularizer,
             recurrent_regularizer=regularizer, **kwargs
@@ -54,18 +64,22 @@ def recurrent_layer(kind, units, l2=0.0, **kwargs):
 
         return LMN(
             units, kwargs.pop("memory_units"), output="functional" if kind == "lmn_a" else "memory",
-            return_sequences=True, **lmn_regularizers(l2), **kwargs
+            return_sequences=True, **lmn_regularizers(l2), **lmn_memory_constraint(memory_norm_bound), **kwargs
         )
     raise ValueError(f"Unknown recurrent layer {kind!r}; known: {sorted(RECURRENT) + ['lmn_a', 'lmn_b']}.")
 
 
 @register_builder("piano_roll_model", data_arguments=_keys)
 def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning_rate=1e-3, keys=88,
-                     dropout=0.0, clipnorm=None):
+                     dropout=0.0, clipnorm=None, memory_norm_bound=None):
     """Next-frame prediction of binary piano rolls, sigmoid per key;
     `dropout` on the recurrent layer's outputs, `l2` on its kernels, Adam
-    with global gradient-norm clipping at `clipnorm` if given."""
+    with global gradient-norm clipping at `clipnorm` if given; for the LMNs,
+    the spectral norm of the memory's W_mm bounded at `memory_norm_bound`
+    if given."""
     extra = {"memory_units": memory_units} if memory_units else {}
+    if memory_norm_bound is not None:
+        extra["memory_norm_bound"] = memory_norm_bound
     model = keras.Sequential(
         [
             keras.Input((None, keys)),
@@ -82,10 +96,11 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
 
 @register_builder("pretrained_lmn_model", needs_training_data=True)
 def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain_epochs=5,
-                         learning_rate=1e-3, clipnorm=None, l2=0.0):
+                         learning_rate=1e-3, clipnorm=None, l2=0.0, memory_norm_bound=None):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
     the training `Sequences` (its keys are the targets' width), compiled for
-    fine-tuning, with `l2` on its four kernels as `piano_roll_model` has it.
+    fine-tuning, with `l2` on its four kernels and W_mm's spectral norm
+    bounded at `memory_norm_bound` as `piano_roll_model` has them.
     Returns a `Built` whose `pretraining_report` holds the pretraining's
     scores and `updates` (the unrolled network's gradient steps)."""
     import sys
@@ -100,11 +115,13 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
     )
     print(f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
           file=sys.stderr, flush=True)
-    if l2:  # regularisers are made with the weights: the same network, regularised, takes them
+    if l2 or memory_norm_bound is not None:
+        # Regularisers and constraints are made with the weights: the same
+        # network, regularised, takes the pretrained ones.
         from keras_seq.layers import LMN
 
         lmn, readout = model.get_layer("lmn"), model.get_layer("readout")
-        config = {**lmn.get_config(), **lmn_regularizers(l2)}
+        config = {**lmn.get_config(), **lmn_regularizers(l2), **lmn_memory_constraint(memory_norm_bound)}
         regularised = keras.Sequential(
             [keras.Input((None, train.inputs[0].shape[-1])), LMN.from_config(config),
              keras.layers.Dense.from_config(readout.get_config())],

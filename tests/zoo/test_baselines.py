@@ -377,6 +377,19 @@ def test_lmn_l2_decays_all_four_kernels_and_no_bias():
     assert not [w for w in plain.get_layer(index=0).cell.weights if w.regularizer is not None]
 
 
+@pytest.mark.parametrize("kind", ["lmn_a", "lmn_b"])
+def test_lmn_memory_norm_bound_constrains_w_mm_only(kind):
+    from keras_seq.constraints import MaxSpectralNorm
+
+    model, _ = builders.piano_roll_model(kind, units=4, memory_units=5, keys=8, memory_norm_bound=0.95)
+    constrained = {w.name: w.constraint for w in model.get_layer(index=0).cell.weights if w.constraint is not None}
+    assert list(constrained) == ["memory_recurrent_kernel"]
+    assert isinstance(constrained["memory_recurrent_kernel"], MaxSpectralNorm)
+    assert constrained["memory_recurrent_kernel"].max_value == 0.95
+    plain, _ = builders.piano_roll_model(kind, units=4, memory_units=5, keys=8)
+    assert not [w for w in plain.get_layer(index=0).cell.weights if w.constraint is not None]
+
+
 def test_pretrained_lmn_with_l2_is_the_same_network_regularised(shared_data_dir):
     import keras_seq.data as data
 
@@ -392,3 +405,22 @@ def test_pretrained_lmn_with_l2_is_the_same_network_regularised(shared_data_dir)
                                atol=1e-6)
     assert len(plain.losses) == 0 and len(regularised.losses) == 4  # W_xh, W_mh, W_hm and W_mm
     assert regularised.optimizer is not None and regularised.get_layer("lmn").cell.activation.__name__ == "selu"
+
+
+def test_pretrained_lmn_with_a_memory_norm_bound_is_the_same_network_constrained(shared_data_dir):
+    import keras_seq.data as data
+
+    train = data.load_arrays("jsb_chorales", "train", data_dir=shared_data_dir)
+    train = data.Sequences(train.inputs[:6], train.targets[:6])
+    built = {}
+    for bound in (None, 1.0):
+        keras.utils.set_random_seed(0)
+        built[bound] = builders.pretrained_lmn_model(train, units=4, memory_units=6, window=2, pretrain_epochs=1,
+                                                     memory_norm_bound=bound)
+    x = np.stack([s[:20] for s in train.inputs[:2]]).astype("float32")
+    plain, constrained = built[None].trainer, built[1.0].trainer
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(constrained(x)), keras.ops.convert_to_numpy(plain(x)),
+                               atol=1e-6)
+    assert plain.get_layer("lmn").cell.memory_recurrent_kernel.constraint is None
+    assert constrained.get_layer("lmn").cell.memory_recurrent_kernel.constraint.max_value == 1.0
+    assert constrained.optimizer is not None
