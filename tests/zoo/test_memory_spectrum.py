@@ -1,0 +1,38 @@
+"""scripts/memory_spectrum.py (the Nottingham note's numbers) reads W_mm
+from a saved LMN and reports its spectral radius and norm."""
+
+import importlib.util
+import os
+
+import keras
+import numpy as np
+
+from keras_seq.layers import LMN
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "memory_spectrum.py")
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("memory_spectrum", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_radius_and_norm_of_a_saved_lmn(tmp_path, capsys):
+    model = keras.Sequential([keras.Input((None, 3)), LMN(4, 2, name="lmn"), keras.layers.Dense(3)])
+    # A non-normal W_mm: radius 0.5 (its eigenvalues), norm above 2.
+    w = np.array([[0.5, 2.0], [0.0, -0.5]], "float32")
+    model.get_layer("lmn").cell.memory_recurrent_kernel.assign(w)
+    path = str(tmp_path / "model.keras")
+    model.save(path)
+    script = _script()
+    radius, norm = script.spectrum(script.memory_recurrent_kernels(keras.saving.load_model(path))["lmn"])
+    np.testing.assert_allclose(radius, 0.5, rtol=1e-6)
+    np.testing.assert_allclose(norm, np.linalg.svd(w, compute_uv=False)[0], rtol=1e-6)
+    assert norm > 2.0
+    import sys
+
+    sys.argv = ["memory_spectrum.py", path]
+    script.main()
+    assert "W_mm 2x2, spectral radius 0.500, spectral norm 2." in capsys.readouterr().out
