@@ -96,11 +96,16 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
 
 @register_builder("pretrained_lmn_model", needs_training_data=True)
 def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain_epochs=5,
-                         learning_rate=1e-3, clipnorm=None, l2=0.0, memory_norm_bound=None):
+                         learning_rate=1e-3, clipnorm=None, l2=0.0, memory_norm_bound=None,
+                         fine_tune_activation=None):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
     the training `Sequences` (its keys are the targets' width), compiled for
     fine-tuning, with `l2` on its four kernels and W_mm's spectral norm
     bounded at `memory_norm_bound` as `piano_roll_model` has them.
+    The functional units keep the pretraining's SELU, which makes the
+    initialised LMN reproduce the unrolled network; `fine_tune_activation`
+    (e.g. `"tanh"`, the paper's final LMN) fine-tunes with another one from
+    the same weights.
     Returns a `Built` whose `pretraining_report` holds the pretraining's
     scores and `updates` (the unrolled network's gradient steps)."""
     import sys
@@ -115,13 +120,14 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
     )
     print(f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
           file=sys.stderr, flush=True)
-    if l2 or memory_norm_bound is not None:
+    if l2 or memory_norm_bound is not None or fine_tune_activation is not None:
         # Regularisers and constraints are made with the weights: the same
         # network, regularised, takes the pretrained ones.
         from keras_seq.layers import LMN
 
         lmn, readout = model.get_layer("lmn"), model.get_layer("readout")
-        config = {**lmn.get_config(), **lmn_regularizers(l2), **lmn_memory_constraint(memory_norm_bound)}
+        config = {**lmn.get_config(), **lmn_regularizers(l2), **lmn_memory_constraint(memory_norm_bound),
+                  **({"activation": fine_tune_activation} if fine_tune_activation is not None else {})}
         regularised = keras.Sequential(
             [keras.Input((None, train.inputs[0].shape[-1])), LMN.from_config(config),
              keras.layers.Dense.from_config(readout.get_config())],

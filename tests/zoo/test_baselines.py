@@ -424,3 +424,22 @@ def test_pretrained_lmn_with_a_memory_norm_bound_is_the_same_network_constrained
     assert plain.get_layer("lmn").cell.memory_recurrent_kernel.constraint is None
     assert constrained.get_layer("lmn").cell.memory_recurrent_kernel.constraint.max_value == 1.0
     assert constrained.optimizer is not None
+
+
+def test_pretrained_lmn_fine_tunes_with_another_activation_from_the_same_weights(shared_data_dir):
+    import keras_seq.data as data
+
+    train = data.load_arrays("jsb_chorales", "train", data_dir=shared_data_dir)
+    train = data.Sequences(train.inputs[:6], train.targets[:6])
+    built = {}
+    for activation in (None, "tanh"):
+        keras.utils.set_random_seed(0)
+        built[activation] = builders.pretrained_lmn_model(train, units=4, memory_units=6, window=2,
+                                                          pretrain_epochs=1, fine_tune_activation=activation)
+    selu, tanh = (built[a].trainer.get_layer("lmn").cell for a in (None, "tanh"))
+    assert selu.activation.__name__ == "selu" and tanh.activation.__name__ == "tanh"
+    for a, b in zip(selu.weights, tanh.weights):
+        np.testing.assert_array_equal(keras.ops.convert_to_numpy(a), keras.ops.convert_to_numpy(b))
+    x = np.stack([s[:20] for s in train.inputs[:2]]).astype("float32")
+    assert not np.allclose(keras.ops.convert_to_numpy(built["tanh"].trainer(x)),
+                           keras.ops.convert_to_numpy(built[None].trainer(x)), atol=1e-4)
