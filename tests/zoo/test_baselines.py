@@ -357,7 +357,7 @@ def test_lmns_clip_gradients_and_fine_tune_with_tanh_on_the_long_piece_sets_only
     for name in ("jsb_chorales_lmn_b", "jsb_chorales_lmn_b_pretrained", "bach_chorales_lmn_b_pretrained",
                  "nottingham_lstm"):
         assert "clipnorm" not in recipes.get(name).model, name
-    for dataset in ("nottingham", "piano_midi", "musedata"):  # with SELU, Nottingham runs went NaN
+    for dataset in ("nottingham", "piano_midi", "musedata"):  # the paper's final LMN activation
         assert recipes.get(f"{dataset}_lmn_b_pretrained").model["fine_tune_activation"] == "tanh", dataset
     for dataset in ("jsb_chorales", "bach_chorales"):
         assert "fine_tune_activation" not in recipes.get(f"{dataset}_lmn_b_pretrained").model, dataset
