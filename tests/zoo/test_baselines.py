@@ -348,7 +348,7 @@ def test_scrbm_labeller_takes_input_dropout_and_l2_on_its_three_kernels(rng):
     assert not np.allclose(_numpy(built.trainer([x, y], training=True)), _numpy(built.trainer([x, y], training=False)))
 
 
-def test_lmns_clip_gradients_and_fine_tune_with_tanh_on_the_long_piece_sets_only():
+def test_lmns_clip_gradients_and_fine_tune_with_bounded_tanh_on_the_long_piece_sets_only():
     from keras_seq.zoo import recipes
 
     for dataset in ("nottingham", "piano_midi", "musedata"):
@@ -358,9 +358,11 @@ def test_lmns_clip_gradients_and_fine_tune_with_tanh_on_the_long_piece_sets_only
                  "nottingham_lstm"):
         assert "clipnorm" not in recipes.get(name).model, name
     for dataset in ("nottingham", "piano_midi", "musedata"):  # the paper's final LMN activation
-        assert recipes.get(f"{dataset}_lmn_b_pretrained").model["fine_tune_activation"] == "tanh", dataset
+        model = recipes.get(f"{dataset}_lmn_b_pretrained").model
+        assert model["fine_tune_activation"] == "tanh" and model["memory_norm_bound"] == 1.0, dataset
     for dataset in ("jsb_chorales", "bach_chorales"):
-        assert "fine_tune_activation" not in recipes.get(f"{dataset}_lmn_b_pretrained").model, dataset
+        model = recipes.get(f"{dataset}_lmn_b_pretrained").model
+        assert "fine_tune_activation" not in model and "memory_norm_bound" not in model, dataset
     clipped, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8, clipnorm=1.0)
     plain, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8)
     assert clipped.optimizer.global_clipnorm == 1.0 and plain.optimizer.global_clipnorm is None
