@@ -1,6 +1,7 @@
 """Backend-specific helpers the tests need and Keras has no public op for."""
 
 import contextlib
+import importlib.util
 import os
 
 import keras
@@ -103,3 +104,14 @@ def tiny_mnist(folder, monkeypatch, train=12, test=5):
     )
     monkeypatch.setattr(mnist, "SHA256", files.sha256(path))
     return str(folder)
+
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts")
+
+
+def load_script(name):
+    """The module of `scripts/<name>.py`, which is not a package."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(SCRIPTS, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -8,7 +8,6 @@ mode on CPU, from a temporary working directory; its last cell prints a
 `SUMMARY {json}` line that is checked here.
 """
 
-import importlib.util
 import json
 import math
 import os
@@ -19,17 +18,12 @@ import time
 import keras
 import pytest
 
+from tests.support import load_script
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 COLAB = os.path.join(ROOT, "colab")
 NOTEBOOKS = ("quick_start", "drop_in_layers", "kerastuner_search", "tpu_gpu")
 TIMEOUT_PER_CELL = 300  # seconds; the quick runs take 10-40 s per notebook on 2 loaded cores
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location("make_notebooks", os.path.join(ROOT, "scripts", "make_notebooks.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _load(name):
@@ -56,13 +50,13 @@ def _pip_installs(cell):
 
 def test_the_colab_folder_holds_exactly_these_notebooks():
     assert sorted(f[:-len(".ipynb")] for f in os.listdir(COLAB) if f.endswith(".ipynb")) == sorted(NOTEBOOKS)
-    assert sorted(_generator().NOTEBOOKS) == sorted(NOTEBOOKS)
+    assert sorted(load_script("make_notebooks").NOTEBOOKS) == sorted(NOTEBOOKS)
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_is_what_the_generator_writes(name):
     with open(os.path.join(COLAB, f"{name}.ipynb"), encoding="utf-8") as f:
-        assert f.read() == _generator().text(name), "run: python scripts/make_notebooks.py"
+        assert f.read() == load_script("make_notebooks").text(name), "run: python scripts/make_notebooks.py"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

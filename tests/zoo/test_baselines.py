@@ -396,56 +396,45 @@ def test_lmn_memory_norm_bound_constrains_w_mm_only(kind):
     assert not [w for w in plain.get_layer(index=0).cell.weights if w.constraint is not None]
 
 
-def test_pretrained_lmn_with_l2_is_the_same_network_regularised(shared_data_dir):
+def _pretrained_lmn_pair(shared_data_dir, **changed):
+    """The recipe's pretrained LMN built twice from the same seed and data,
+    plainly and with `changed` builder arguments, and an input batch."""
     import keras_seq.data as data
 
     train = data.load_arrays("jsb_chorales", "train", data_dir=shared_data_dir)
     train = data.Sequences(train.inputs[:6], train.targets[:6])
-    built = {}
-    for l2 in (0.0, 1e-3):
+    pair = []
+    for arguments in ({}, changed):
         keras.utils.set_random_seed(0)
-        built[l2] = builders.pretrained_lmn_model(train, units=4, memory_units=6, window=2, pretrain_epochs=1, l2=l2)
+        pair.append(builders.pretrained_lmn_model(train, units=4, memory_units=6, window=2, pretrain_epochs=1,
+                                                  **arguments).trainer)
     x = np.stack([s[:20] for s in train.inputs[:2]]).astype("float32")
-    plain, regularised = built[0.0].trainer, built[1e-3].trainer
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(regularised(x)), keras.ops.convert_to_numpy(plain(x)),
-                               atol=1e-6)
+    return pair[0], pair[1], x
+
+
+def _outputs(model, x):
+    return keras.ops.convert_to_numpy(model(x))
+
+
+def test_pretrained_lmn_with_l2_is_the_same_network_regularised(shared_data_dir):
+    plain, regularised, x = _pretrained_lmn_pair(shared_data_dir, l2=1e-3)
+    np.testing.assert_allclose(_outputs(regularised, x), _outputs(plain, x), atol=1e-6)
     assert len(plain.losses) == 0 and len(regularised.losses) == 4  # W_xh, W_mh, W_hm and W_mm
     assert regularised.optimizer is not None and regularised.get_layer("lmn").cell.activation.__name__ == "selu"
 
 
 def test_pretrained_lmn_with_a_memory_norm_bound_is_the_same_network_constrained(shared_data_dir):
-    import keras_seq.data as data
-
-    train = data.load_arrays("jsb_chorales", "train", data_dir=shared_data_dir)
-    train = data.Sequences(train.inputs[:6], train.targets[:6])
-    built = {}
-    for bound in (None, 1.0):
-        keras.utils.set_random_seed(0)
-        built[bound] = builders.pretrained_lmn_model(train, units=4, memory_units=6, window=2, pretrain_epochs=1,
-                                                     memory_norm_bound=bound)
-    x = np.stack([s[:20] for s in train.inputs[:2]]).astype("float32")
-    plain, constrained = built[None].trainer, built[1.0].trainer
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(constrained(x)), keras.ops.convert_to_numpy(plain(x)),
-                               atol=1e-6)
+    plain, constrained, x = _pretrained_lmn_pair(shared_data_dir, memory_norm_bound=1.0)
+    np.testing.assert_allclose(_outputs(constrained, x), _outputs(plain, x), atol=1e-6)
     assert plain.get_layer("lmn").cell.memory_recurrent_kernel.constraint is None
     assert constrained.get_layer("lmn").cell.memory_recurrent_kernel.constraint.max_value == 1.0
     assert constrained.optimizer is not None
 
 
 def test_pretrained_lmn_fine_tunes_with_another_activation_from_the_same_weights(shared_data_dir):
-    import keras_seq.data as data
-
-    train = data.load_arrays("jsb_chorales", "train", data_dir=shared_data_dir)
-    train = data.Sequences(train.inputs[:6], train.targets[:6])
-    built = {}
-    for activation in (None, "tanh"):
-        keras.utils.set_random_seed(0)
-        built[activation] = builders.pretrained_lmn_model(train, units=4, memory_units=6, window=2,
-                                                          pretrain_epochs=1, fine_tune_activation=activation)
-    selu, tanh = (built[a].trainer.get_layer("lmn").cell for a in (None, "tanh"))
+    plain, tanh_model, x = _pretrained_lmn_pair(shared_data_dir, fine_tune_activation="tanh")
+    selu, tanh = (model.get_layer("lmn").cell for model in (plain, tanh_model))
     assert selu.activation.__name__ == "selu" and tanh.activation.__name__ == "tanh"
     for a, b in zip(selu.weights, tanh.weights):
         np.testing.assert_array_equal(keras.ops.convert_to_numpy(a), keras.ops.convert_to_numpy(b))
-    x = np.stack([s[:20] for s in train.inputs[:2]]).astype("float32")
-    assert not np.allclose(keras.ops.convert_to_numpy(built["tanh"].trainer(x)),
-                           keras.ops.convert_to_numpy(built[None].trainer(x)), atol=1e-4)
+    assert not np.allclose(_outputs(tanh_model, x), _outputs(plain, x), atol=1e-4)

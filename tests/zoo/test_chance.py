@@ -79,14 +79,11 @@ def test_a_run_worse_than_chance_is_marked_in_every_table():
 
 
 def test_records_written_before_the_chance_level_get_it_from_the_data(shared_data_dir, tmp_path):
-    import importlib.util
     import json
-    import pathlib
 
-    repository = pathlib.Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("add_chance_level", repository / "scripts" / "add_chance_level.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    from tests.support import load_script
+
+    script = load_script("add_chance_level")
     record = {**_record(305.6, None), "recipe": "jsb_chorales_lstm", "dataset": "jsb_chorales"}
     del record["chance"]
     (tmp_path / "jsb_chorales_lstm").mkdir()

@@ -1,22 +1,11 @@
 """scripts/unseen_word_errors.py (the WSJ POS note's numbers) splits a test
 error into words seen and unseen in training, counting every real token once."""
 
-import importlib.util
-import os
-
 import numpy as np
 
 import keras_seq.data as data
 from keras_seq.zoo import recipes
-
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "unseen_word_errors.py")
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("unseen_word_errors", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.support import load_script
 
 
 class _Constant:
@@ -47,7 +36,7 @@ def _expected(recipe, label, data_dir):
 
 
 def test_error_split_counts_each_test_token_once_by_whether_training_saw_it(shared_data_dir, capsys, monkeypatch):
-    script = _script()
+    script = load_script("unseen_word_errors")
     recipe = recipes.get("wsj_pos_2000_scrbm")  # teacher-forced: the predictor's inputs are taken apart
     classes = data.info(recipe.dataset).num_classes
     for label in (0, 3):
