@@ -366,6 +366,15 @@ TABLE_HEAD = (
 )
 
 
+def _note(records_dir, name):
+    """The Markdown lines of recipe `name`'s NOTE.md (none if it has none)."""
+    path = os.path.join(records_dir, name, "NOTE.md")
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return [f"**{name}.** " + f.read().strip(), ""]
+
+
 def markdown(records, records_dir=RECORDS):
     """The RESULTS.md text from `{name: [record, ...]}`: one table per
     section with its notes, then the recipes not measured yet."""
@@ -395,11 +404,7 @@ def markdown(records, records_dir=RECORDS):
         if not rows:
             continue
         lines += [f"## {title}", "", TABLE_HEAD, *rows, ""]
-        for name in names:
-            note = os.path.join(records_dir, name, "NOTE.md")
-            if records.get(name) and os.path.isfile(note):
-                with open(note) as f:
-                    lines += [f"**{name}.** " + f.read().strip(), ""]
+        lines += [note for name in names if records.get(name) for note in _note(records_dir, name)]
     lines += ["## Not measured yet", "",
               "CPU-feasible rows without a record (each line is its command; a recipe with a grid is "
               "first selected on validation):", ""]
@@ -411,6 +416,9 @@ def markdown(records, records_dir=RECORDS):
         if recipe.grid and selected_point(records_dir, name) is None:  # else the seeds train the defaults
             command = f"`keras-seq select {name} --data-dir {DOCUMENTED_DATA_DIR}`, then {command}"
         lines.append(f"- {command}{paper}")
+    notes = [note for name in unmeasured for note in _note(records_dir, name)]
+    if notes:  # what was measured before a recipe changed, and why it changed
+        lines += ["", "Notes of recipes not measured with their current arguments:", "", *notes[:-1]]
     lines += ["", "GPU/TPU scale (run when an accelerator is available):", ""]
     for name in GPU_SCALE:
         recipe = recipes.get(name)

@@ -4,7 +4,10 @@ letter image per step, 26 classes, 6877 words in 10 folds.
 Protocols (`protocol=`, with `fold=0..9`):
 
 - `"cv"` (cross-validation): train on the 9 other folds, test on `fold`.
-  `split="valid"` is not defined (the paper does no model selection here).
+  The paper does no model selection here and gives no epoch count; to end
+  training by early stopping, `"valid"` is fold k + 1 (mod 10) and
+  `"train_minus_valid"` the 8 remaining training folds (as CoNLL-2000's
+  splits of the same names).
 - `"ms"` (model selection): the SCRBM paper's "10 groups, each a training,
   validation and test set". Group k trains on fold k, validates on fold
   k + 1 (mod 10) and tests on the 8 others: the small-training-set
@@ -60,10 +63,10 @@ def fold_roles(protocol, fold):
     if not isinstance(fold, int) or not 0 <= fold < NUM_FOLDS:
         raise ValueError(f"`fold` must be an integer in [0, 9]; got {fold!r}.")
     others = [f for f in range(NUM_FOLDS) if f != fold]
+    valid = (fold + 1) % NUM_FOLDS
     if protocol == "cv":
-        return {"train": others, "test": [fold]}
+        return {"train": others, "test": [fold], "valid": [valid], "train_minus_valid": [f for f in others if f != valid]}
     if protocol == "ms":
-        valid = (fold + 1) % NUM_FOLDS
         return {"train": [fold], "valid": [valid], "test": [f for f in others if f != valid]}
     raise ValueError(f"`protocol` must be 'cv' or 'ms'; got {protocol!r}.")
 
@@ -85,9 +88,11 @@ registry.register(
             "letters (26 classes). 10 folds; protocol='cv' or 'ms', fold=0..9."
         ),
         task="labelling",
-        splits={
+        splits={  # protocol="cv", fold=0
             "train": sum(FOLD_SIZES) - FOLD_SIZES[0],
             "test": FOLD_SIZES[0],
+            "train_minus_valid": sum(FOLD_SIZES) - FOLD_SIZES[0] - FOLD_SIZES[1],
+            "valid": FOLD_SIZES[1],
         },
         input_shape=(PIXELS,),
         input_dtype="float32",

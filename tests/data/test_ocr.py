@@ -29,6 +29,22 @@ def test_cv_protocol_trains_on_nine_folds(words):
         assert len(train) + len(test) == 6877
 
 
+def test_cv_protocol_holds_out_the_next_fold_for_early_stopping(words):
+    (images, _, folds), path = words
+    for fold in (0, 9):
+        valid_fold = (fold + 1) % 10
+        expected = {"valid": np.flatnonzero(folds == valid_fold),
+                    "train_minus_valid": np.flatnonzero((folds != fold) & (folds != valid_fold))}
+        for split, indices in expected.items():
+            loaded = data.load_arrays("ocr_letters", split, data_dir=path, protocol="cv", fold=fold)
+            assert len(loaded) == len(indices), (fold, split)
+            for x, i in zip(loaded.inputs, indices):
+                np.testing.assert_array_equal(x, images[i])
+    info = data.info("ocr_letters")
+    assert {s: info.splits[s] for s in ("train_minus_valid", "valid")} == {
+        s: len(data.load_arrays("ocr_letters", s, data_dir=path, protocol="cv", fold=0)) for s in ("train_minus_valid", "valid")}
+
+
 def test_ms_protocol_has_train_valid_test(words):
     _, path = words
     sizes = {s: len(data.load_arrays("ocr_letters", s, data_dir=path, protocol="ms", fold=9)) for s in ("train", "valid", "test")}
@@ -41,4 +57,4 @@ def test_bad_protocol_fold_and_split():
     with pytest.raises(ValueError, match="fold"):
         ocr.fold_roles("cv", 10)
     with pytest.raises(ValueError, match="has splits"):
-        ocr.load("valid", protocol="cv")
+        ocr.load("train_minus_valid", protocol="ms")

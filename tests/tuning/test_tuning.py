@@ -1,6 +1,7 @@
 """KerasTuner search spaces and searches, on tiny data (the zoo's
 --quick subset, 12 sequences) with one epoch per trial."""
 
+import dataclasses
 import json
 import math
 import os
@@ -186,7 +187,8 @@ def test_lmn_hypermodel_maps_unit_pairs_to_the_builder(shared_data_dir):
         (lambda: spaces.search_space("rnn", "compact", units_pair=spaces.Choice(("8x8",))), "no hyperparameter"),
         (lambda: spaces.search_space("transformer", "paper"), "Unknown model family"),
         (lambda: spaces.parse_override("learning_rate=1e-2:1e-4"), None),
-        (lambda: hypermodels.hypermodel_for("ocr_cv_scrbm", "compact"), "no validation split"),
+        (lambda: hypermodels.hypermodel_for(
+            dataclasses.replace(recipes.get("ocr_ms_scrbm"), valid_split=None), "compact"), "no validation split"),
         (lambda: hypermodels.hypermodel_for("jsb_chorales_lmn_b_pretrained", spaces.SearchSpace(
             "with_dropout", "lmn", {"units_pair": spaces.Choice(("100x250",)), "dropout": spaces.Choice((0.5,))},
             main="dropout")), "tunes 'dropout', which the builder 'pretrained_lmn_model'"),

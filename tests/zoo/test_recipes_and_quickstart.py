@@ -259,14 +259,17 @@ def test_recipes_with_model_selection_carry_the_papers_grid():
     for name in ("ocr_ms_scrbm", "conll2000_scrbm", "wsj_pos_2000_scrbm",  # SCRBM paper Sec. 4.2
                  "bach_melodies_scrbm", "kinderlieder_scrbm"):  # and Sec. 4.1
         assert recipes.get(name).grid == {"units": (100, 250, 500), "learning_rate": (1e-3, 3e-3), "dropout": (0.0, 0.5)}, name
-    assert recipes.get("ocr_cv_scrbm").grid == {}  # the cv protocol fixes 1000 units, Adam 1e-3
+    cv = recipes.get("ocr_cv_scrbm")  # the cv protocol fixes 1000 units, Adam 1e-3; it stops on a held-out fold
+    assert cv.grid == {"dropout": (0.0, 0.5)} and cv.model["units"] == 1000
+    assert (cv.train_split, cv.valid_split, cv.data_options["protocol"]) == ("train_minus_valid", "valid", "cv")
     assert recipes.get("jsb_chorales_lstm").grid["units"] == (50, 100, 250, 500, 750)  # LMN paper
     lmn_grid = {"units,memory_units": ((50, 50), (50, 100), (100, 100), (100, 250), (250, 250), (250, 500)),
                 "l2": (1e-4, 1e-5, 1e-6, 1e-7, 0.0)}  # LMN paper: functional/memory pairs and L2
     for name in ("jsb_chorales_lmn_a", "jsb_chorales_lmn_b", "jsb_chorales_lmn_b_pretrained", "nottingham_lmn_b"):
         assert recipes.get(name).grid == lmn_grid, name
     # Every labelling baseline, convolutional too, chooses its regularisation on validation.
-    for stem, kinds in (("ocr_ms", ("lstm", "gru", "simple_rnn", "conv")), ("conll2000", ("lstm", "gru", "simple_rnn", "conv")),
+    for stem, kinds in (("ocr_ms", ("lstm", "gru", "simple_rnn", "conv")), ("ocr_cv", ("lstm", "gru", "simple_rnn", "conv")),
+                        ("conll2000", ("lstm", "gru", "simple_rnn", "conv")),
                         ("wsj_pos_2000", ("lstm", "gru", "simple_rnn", "conv")), ("bach_melodies", ("lstm", "simple_rnn")),
                         ("kinderlieder", ("lstm", "simple_rnn"))):
         for kind in kinds:
