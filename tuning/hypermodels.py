@@ -158,7 +158,7 @@ class RecipeHyperModel(kt.HyperModel):
                             initial_epoch=initial_epoch)  # Hyperband continues a model
         scores = built.predictor.evaluate(valid_predictor, return_dict=True, verbose=0, callbacks=list(built.callbacks))
         results = {f"predictor_val_{k}": float(v) for k, v in scores.items()}
-        results[self.objective.name] = stopper.best[stopper.monitor] if stopper.best_epoch else math.nan
+        results[self.objective.name] = stopper.best_value if stopper.best_epoch else math.nan
         results["epochs_run"] = float(len(history["loss"]))
         results["trial_seconds"] = round(time.perf_counter() - start, 1)
         return results

@@ -23,7 +23,12 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
     does. `progress` names further metrics that count as improvement for
     patience only: e.g. the validation NLL, which keeps falling while frame
     accuracy sits at zero on the all-notes-off plateau of polyphonic music.
-    Improvement means strictly better than the best check so far.
+    Improvement means strictly better than the best check so far; with
+    `min_delta`, patience counts checks in which the monitored metric has
+    not beaten the last reference by more than `min_delta` (as
+    `keras.callbacks.EarlyStopping` does): a loss that creeps towards zero
+    by ever smaller steps (the adding problem's MSE) ends the run instead of
+    resetting patience forever. The weights kept are still the best check's.
 
     An epoch whose training loss is not finite (NaN or infinite) ends
     training at once: the run diverged, and more epochs would train on NaN
@@ -43,6 +48,9 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         patience: Checks without improvement before stopping.
         restore_best_weights: Restore the weights of the best check.
         progress: `(key, mode)` pairs watched for patience only.
+        min_delta: The smallest change of `monitor` that counts as an
+            improvement for patience (absolute, >= 0; not applied to
+            `progress`).
         log_as: If given, every epoch's logs get this key: the monitored
             value at a check, the best check's value between checks (NaN
             before the first). KerasTuner reads its objective from every
@@ -55,13 +63,15 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
     """
 
     def __init__(self, monitor="val_loss", mode="min", every=1, patience=0, restore_best_weights=True,
-                 progress=(), log_as=None):
+                 progress=(), log_as=None, min_delta=0.0):
         super().__init__()
         for key, direction in ((monitor, mode), *progress):
             if direction not in ("min", "max"):
                 raise ValueError(f"The mode of {key!r} must be 'min' or 'max'; got {direction!r}.")
         if int(every) < 1 or int(patience) < 0:
             raise ValueError(f"`every` must be >= 1 and `patience` >= 0; got {every} and {patience}.")
+        if not float(min_delta) >= 0:
+            raise ValueError(f"`min_delta` must be >= 0; got {min_delta}.")
         self.monitor = monitor
         self.mode = mode
         self.every = int(every)
@@ -69,11 +79,13 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
         self.restore_best_weights = restore_best_weights
         self.progress = tuple((key, direction) for key, direction in progress if key != monitor)
         self.log_as = log_as
+        self.min_delta = float(min_delta)
         self._resumed = None
 
     def on_train_begin(self, logs=None):
         watched = ((self.monitor, self.mode), *self.progress)
         self.best = {key: np.inf if direction == "min" else -np.inf for key, direction in watched}
+        self.best_value = self.best[self.monitor]
         self.best_epoch = None
         self.best_weights = None
         self.checks_without_improvement = 0
@@ -86,7 +98,8 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
 
     def get_state(self):
         """What a checkpoint keeps to resume this callback (see zoo.runs)."""
-        state = {"best": {k: float(v) for k, v in self.best.items()}, "best_epoch": self.best_epoch,
+        state = {"best": {k: float(v) for k, v in self.best.items()}, "best_value": float(self.best_value),
+                 "best_epoch": self.best_epoch,
                  "checks_without_improvement": self.checks_without_improvement,
                  "stopped_epoch": self.stopped_epoch, "diverged_epoch": self.diverged_epoch}
         if self.best_weights is not None:
@@ -101,14 +114,15 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
 
     def _apply(self, state):
         self.best = dict(state["best"])
+        self.best_value = state.get("best_value", self.best[self.monitor])
         self.best_epoch = state["best_epoch"]
         self.checks_without_improvement = state["checks_without_improvement"]
         self.stopped_epoch = state.get("stopped_epoch")
         self.diverged_epoch = state.get("diverged_epoch")
         self.best_weights = state.get("weights")
 
-    def _improved(self, key, direction, value):
-        return value < self.best[key] if direction == "min" else value > self.best[key]
+    def _improved(self, direction, value, reference, delta=0.0):
+        return value < reference - delta if direction == "min" else value > reference + delta
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs if logs is not None else {}
@@ -118,7 +132,7 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
             self.model.stop_training = True
         if diverged or (epoch + 1) % self.every:
             if self.log_as:
-                logs[self.log_as] = self.best[self.monitor] if self.best_epoch is not None else np.nan
+                logs[self.log_as] = self.best_value if self.best_epoch is not None else np.nan
             return
         if self.log_as and self.monitor in logs:
             logs[self.log_as] = float(logs[self.monitor])
@@ -130,14 +144,15 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
                     f"{sorted(logs)}; pass validation_data and validation_freq={self.every} to fit."
                 )
             value = float(logs[key])
-            if not self._improved(key, direction, value):
-                continue
-            improved = True
-            self.best[key] = value
-            if key == self.monitor:
+            if key == self.monitor and self._improved(direction, value, self.best_value):
+                self.best_value = value
                 self.best_epoch = epoch + 1
                 if self.restore_best_weights:
                     self.best_weights = self.model.get_weights()
+            delta = self.min_delta if key == self.monitor else 0.0
+            if self._improved(direction, value, self.best[key], delta):
+                improved = True
+                self.best[key] = value
         if improved:
             self.checks_without_improvement = 0
             return
@@ -192,7 +207,7 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
     Returns:
         `{"reason", "converged", "best_epoch", "best_value" (of the
         monitored validation metric), "last_epoch", "epoch_limit",
-        "monitor", "patience", "check_every", "diverged_epoch"}`;
+        "monitor", "patience", "min_delta", "check_every", "diverged_epoch"}`;
         `converged` is None for fixed epochs.
 
     Example:
@@ -214,11 +229,12 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
         "reason": reason,
         "converged": None if stopper is None else reason == "early_stopping",
         "best_epoch": None if stopper is None else stopper.best_epoch,
-        "best_value": None if stopper is None or stopper.best_epoch is None else stopper.best[stopper.monitor],
+        "best_value": None if stopper is None or stopper.best_epoch is None else stopper.best_value,
         "last_epoch": epochs_run,
         "epoch_limit": epoch_limit,
         "monitor": None if stopper is None else stopper.monitor,
         "patience": None if stopper is None else stopper.patience,
+        "min_delta": None if stopper is None else stopper.min_delta,
         "check_every": None if stopper is None else stopper.every,
         "diverged_epoch": None if stopper is None else stopper.diverged_epoch,
     }

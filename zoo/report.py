@@ -99,15 +99,18 @@ def stopped_by(record, mark=True):
 
 def format_value(metric, value, spread=None):
     """A metric value as the tables print it: percentages for errors and
-    accuracies, 3 decimals otherwise; `spread` (a standard deviation) is
-    appended as `± s`."""
+    accuracies, 3 decimals otherwise, 3 significant digits in scientific
+    notation for values below 0.01 (a solved task's loss, e.g. an MSE of
+    6.5e-5); `spread` (a standard deviation) is appended as `± s`."""
     if value is None:
         return "–"
-    percent = metric in PERCENT
-    scale, unit, digits = (100, " %", 2) if percent else (1, "", 3)
-    text = f"{scale * value:.{digits}f}"
+    if metric in PERCENT:
+        scale, unit, spec = 100, " %", ".2f"
+    else:
+        scale, unit, spec = 1, "", ".3f" if value == 0 or abs(value) >= 0.01 else ".2e"
+    text = f"{scale * value:{spec}}"
     if spread is not None:
-        text += f" ± {scale * spread:.{digits}f}"
+        text += f" ± {scale * spread:{spec}}"
     return text + unit
 
 

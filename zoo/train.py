@@ -193,8 +193,8 @@ def selection_callbacks(recipe, built, valid, every=None, patience=None, log_as=
     (a predictor metric, read from the trainer's logs under
     `built.trainer_metric_prefix`)
     every `every` epochs (default: the recipe's `check_every`) with
-    `patience` checks (default: the recipe's) and the recipe's `progress`
-    metrics; `log_as` also writes the monitored score into the logs of every
+    `patience` checks (default: the recipe's), the recipe's `min_delta` and
+    its `progress` metrics; `log_as` also writes the monitored score into the logs of every
     epoch under that name (a KerasTuner objective).
 
     Args:
@@ -218,7 +218,8 @@ def selection_callbacks(recipe, built, valid, every=None, patience=None, log_as=
     stopper = zoo_callbacks.PeriodicEarlyStopping(
         trainer_key(recipe.monitor), recipe.monitor_mode, every=every or recipe.check_every,
         patience=recipe.patience if patience is None else patience,
-        progress=[(trainer_key(key), mode) for key, mode in recipe.progress], log_as=log_as)
+        progress=[(trainer_key(key), mode) for key, mode in recipe.progress], log_as=log_as,
+        min_delta=recipe.min_delta)
     return callbacks + [stopper], stopper
 
 

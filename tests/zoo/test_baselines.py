@@ -165,6 +165,35 @@ def test_periodic_early_stopping_on_a_scripted_schedule():
     assert model.get_weights()[0][0, 0] == 19.0  # the weights after epoch 20
 
 
+def test_min_delta_ends_a_loss_creeping_to_zero_but_keeps_the_best_weights():
+    from keras_seq.zoo.callbacks import stopping_record
+
+    model = _marker_model()
+    stopper = PeriodicEarlyStopping("val_loss", "min", patience=3, min_delta=1e-5)
+    stopper.set_model(model)
+    # Every check improves strictly, so without min_delta patience would
+    # never run out; steps of 4e-6 and then 1e-6 count only once they add up
+    # to more than 1e-5 below the last reference.
+    losses = [1.8e-4, 8.0e-5, 7.6e-5, 7.2e-5, 6.8e-5, 6.7e-5, 6.6e-5, 6.5e-5, 6.4e-5]
+    stopper.on_train_begin()
+    for epoch, value in enumerate(losses):
+        model.set_weights([np.full((1, 1), float(epoch), "float32")])
+        stopper.on_epoch_end(epoch, {"loss": 1.0, "val_loss": value})
+        if model.stop_training:
+            break
+    stopper.on_train_end()
+    # References: 1.8e-4 (epoch 1), 8e-5 (2), 6.8e-5 (5: 1.2e-5 below 8e-5);
+    # epochs 6-8 stay within 1e-5 of 6.8e-5, so patience 3 runs out at 8.
+    assert stopper.stopped_epoch == 8 and stopper.best["val_loss"] == pytest.approx(6.8e-5)
+    assert stopper.best_epoch == 8 and stopper.best_value == pytest.approx(6.5e-5)
+    assert model.get_weights()[0][0, 0] == 7.0  # the best check's weights, not the last reference's
+    stopping = stopping_record(8, 1000, stopper)
+    assert stopping["converged"] is True and stopping["min_delta"] == 1e-5
+    assert stopping["best_value"] == pytest.approx(6.5e-5)
+    with pytest.raises(ValueError, match="min_delta"):
+        PeriodicEarlyStopping("val_loss", "min", min_delta=-1.0)
+
+
 def test_log_as_writes_the_check_or_the_best_so_far_into_every_epochs_logs():
     model = _marker_model()
     stopper = PeriodicEarlyStopping("val_error", "min", every=2, patience=5, log_as="objective")

@@ -68,3 +68,12 @@ def test_piano_roll_is_cropped_to_the_real_frames(tmp_path, monkeypatch):
     left, right, colour_bar = figure.axes
     assert left.images[0].get_array().shape == (88, 17) and right.images[0].get_array().shape == (88, 17)
     assert "probability" in colour_bar.get_ylabel()
+
+
+def test_table_values_keep_the_digits_of_a_solved_tasks_loss():
+    from keras_seq.zoo.report import format_value
+
+    assert format_value("frame_accuracy", 0.2457, 0.0024) == "24.57 ± 0.24 %"
+    assert format_value("frame_nll", 8.1194, 0.055) == "8.119 ± 0.055"
+    assert format_value("loss", 6.53e-5, 1.2e-6) == "6.53e-05 ± 1.20e-06"  # not "0.000"
+    assert format_value("loss", 0.0) == "0.000"
