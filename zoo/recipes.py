@@ -347,9 +347,9 @@ add(
         name="ptb_char_trellisnet_cpu",
         dataset="ptb_char",
         builder="trellisnet_model",
-        # Sized to train until early stopping on one CPU core within a
-        # session: an epoch of width 128 x 16 levels took about 7.5 minutes
-        # there, width 64 x 8 levels about 2 (2026-12-04).
+        # Shrunk for one CPU core: an epoch of width 128 x 16 levels took
+        # about 7.5 minutes there, width 64 x 8 levels about 2.2 (2026-12-04);
+        # a run to early stopping still takes more than an hour.
         model={"embedding_dim": 32, "hidden_units": 64, "output_units": 32, "num_levels": 8,
                "output_dropout": 0.1, "input_dropout": 0.1, "dropout": 0.1, "weight_dropout": 0.1,
                "aux_weight": 0.3, "aux_frequency": 4, "stateful": True, "learning_rate": 2e-3},
