@@ -49,6 +49,18 @@ def nll_metric(record):
     return next((k for k in ("frame_nll", "bits_per_event") if k in record["test"]), None)
 
 
+def nll_column(record):
+    """What a table's "test NLL" column shows for `record`: its test NLL, or
+    a pointer to the metric column when the task's NLL is that metric (bits
+    per character; a regression's MSE), so the number is not printed twice."""
+    nll, metric = nll_metric(record), headline(record)
+    if nll is None:
+        return "–"
+    if nll == metric:
+        return "= metric"
+    return format_value(nll, record["test"].get(nll))
+
+
 def converged(record):
     """True (early stopping ended the run), False (a cap or budget cut it
     while it still improved) or None (fixed epochs: not judged). Records
@@ -134,12 +146,11 @@ def markdown_table(records):
         metric = headline(r)
         paper = r["paper"]["value"] if r.get("paper") else None
         options = ", ".join(f"{k}={v}" for k, v in r["data_options"].items())
-        nll = nll_metric(r)
         lines.append(
             f"| {r['recipe']}{' (quick)' if r['quick'] else ''} | {r['dataset']}"
             f"{' (' + options + ')' if options else ''} | {metric} | "
             f"{format_value(metric, r['test'].get(metric))} | {format_value(metric, paper)} | "
-            f"{format_value(nll, r['test'].get(nll)) if nll else '–'} | {r['parameters']:,} | {_updates(r)} | "
+            f"{nll_column(r)} | {r['parameters']:,} | {_updates(r)} | "
             f"{stopped_by(r)} | {r['wall_seconds']} | {r['hardware']} |"
         )
     return "\n".join(lines)
@@ -151,9 +162,11 @@ def comparison_table(records):
     whether it converged."""
     metric = headline(records[0])
     nll = nll_metric(records[0])
+    nll = None if nll == metric else nll  # one column when the NLL is the metric
+    nll_header = f" test {nll} |" if nll else ""
     lines = [
-        f"| model | parameters | updates | epochs | wall s | test {nll or 'NLL'} | test {metric} | converged |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        f"| model | parameters | updates | epochs | wall s |{nll_header} test {metric} | converged |",
+        "|---|---:|---:|---:|---:|" + ("---:|" if nll else "") + "---:|---|",
     ]
     for r in records:
         mark = {True: "yes", False: "**no**", None: "not judged"}[converged(r)]
@@ -163,8 +176,8 @@ def comparison_table(records):
         lines.append(
             f"| {r['recipe']}{' (quick)' if r['quick'] else ''} | {r['parameters']:,} | {_updates(r)} | "
             f"{r['epochs_run'] if r['epochs_run'] is not None else '–'} | {r['wall_seconds']} | "
-            f"{format_value(nll, r['test'].get(nll)) if nll else '–'} | "
-            f"{format_value(metric, r['test'].get(metric))} | {mark} |"
+            + (f"{format_value(nll, r['test'].get(nll))} | " if nll else "")
+            + f"{format_value(metric, r['test'].get(metric))} | {mark} |"
         )
     return "\n".join(lines)
 

@@ -313,8 +313,8 @@ def _row(name, rows):
     nll = report.nll_metric(first)
     mean, spread = report.mean_and_spread([r["test"][metric] for r in rows])
     ours = report.format_value(metric, mean, spread)
-    nll_text = "–"
-    if nll and all(nll in r["test"] for r in rows):
+    nll_text = report.nll_column(first) if nll in (None, metric) else "–"
+    if nll and nll != metric and all(nll in r["test"] for r in rows):
         nll_text = report.format_value(nll, *report.mean_and_spread([r["test"][nll] for r in rows]))
     paper = report.format_value(metric, first["paper"]["value"]) if first.get("paper") else "–"
     marks = [report.converged(r) for r in rows]
@@ -389,7 +389,8 @@ def markdown(records, records_dir=RECORDS):
         "added it to the records written before runs recorded it) is "
         "marked **worse than chance**: it learnt less than those counts, whatever ended it; a run whose "
         "training loss became NaN or infinite is stopped there and marked **diverged**. Test NLL: nats per frame (piano "
-        "rolls), bits per step (labels, tokens). Wall times are per run, on the hardware named, often "
+        "rolls), bits per step (labels, tokens); *= metric* where the row's metric is itself the test NLL "
+        "(bits per event) or the task's only loss (a regression's MSE). Wall times are per run, on the hardware named, often "
         "sharing its cores with other work (`load_average` in the records from 2026-12-01 on). A seed "
         "repeats bit for bit only on the same kind of CPU with the same thread settings (the backends' "
         "kernels differ by instruction set; the Bach chorales LSTM's seed 0 moved 1.2 accuracy points "

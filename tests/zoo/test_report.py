@@ -77,3 +77,32 @@ def test_table_values_keep_the_digits_of_a_solved_tasks_loss():
     assert format_value("frame_nll", 8.1194, 0.055) == "8.119 ± 0.055"
     assert format_value("loss", 6.53e-5, 1.2e-6) == "6.53e-05 ± 1.20e-06"  # not "0.000"
     assert format_value("loss", 0.0) == "0.000"
+
+
+def _language_record(bits):
+    return {
+        "recipe": "ptb_char_trellisnet_cpu", "dataset": "ptb_char", "task": "next_token", "data_options": {},
+        "model": {}, "seed": 0, "quick": False, "parameters": 10, "wall_seconds": 1.0, "hardware": "here",
+        "test": {"bits_per_event": bits, "loss": bits * 0.693}, "chance": None,
+        "stopping": {"reason": "early_stopping", "converged": True, "best_epoch": 3, "last_epoch": 9},
+        "epochs_run": 9, "updates": {"training": 9, "pretraining": 0, "total": 9}, "paper": None,
+    }
+
+
+def test_tables_do_not_print_a_metric_twice_when_the_nll_is_the_metric():
+    """Bits per character is both the headline and the NLL of a language
+    model; the NLL column points at the metric instead of repeating it."""
+    from keras_seq.zoo import report, results
+
+    first, second = _language_record(2.0321), _language_record(2.0123)
+    row = results._row("ptb_char_trellisnet_cpu", [first, {**second, "seed": 1}])
+    cells = [cell.strip() for cell in row.split("|")]
+    assert cells.count("= metric") == 1 and "2.022 ± 0.014" in cells and cells.count("2.022 ± 0.014") == 1
+    table = report.markdown_table([first]).splitlines()
+    assert table[2].count("2.032") == 1 and "= metric" in table[2]
+    comparison = report.comparison_table([first, second]).splitlines()
+    assert comparison[0].count("bits_per_event") == 1
+    assert all(line.count("|") == comparison[0].count("|") for line in comparison)
+    piano = dict(first, task="next_frame", test={"frame_accuracy": 0.25, "frame_nll": 8.5})
+    assert "8.500" in report.markdown_table([piano]) and "= metric" not in report.markdown_table([piano])
+    assert "test frame_nll" in report.comparison_table([piano])
