@@ -49,15 +49,20 @@ def nll_metric(record):
     return next((k for k in ("frame_nll", "bits_per_event") if k in record["test"]), None)
 
 
+def separate_nll(record):
+    """The key of the record's test NLL when a table shows it beside the
+    headline metric; None when it has none or the NLL is the metric (bits
+    per character; a regression's MSE)."""
+    nll = nll_metric(record)
+    return None if nll == headline(record) else nll
+
+
 def nll_column(record):
     """What a table's "test NLL" column shows for `record`: its test NLL, or
-    a pointer to the metric column when the task's NLL is that metric (bits
-    per character; a regression's MSE), so the number is not printed twice."""
-    nll, metric = nll_metric(record), headline(record)
+    a pointer to the metric column, so the number is not printed twice."""
+    nll = separate_nll(record)
     if nll is None:
-        return "–"
-    if nll == metric:
-        return "= metric"
+        return "= metric" if nll_metric(record) else "–"
     return format_value(nll, record["test"].get(nll))
 
 
@@ -161,8 +166,7 @@ def comparison_table(records):
     (pretraining included), epochs, wall time, test NLL, headline metric and
     whether it converged."""
     metric = headline(records[0])
-    nll = nll_metric(records[0])
-    nll = None if nll == metric else nll  # one column when the NLL is the metric
+    nll = separate_nll(records[0])
     nll_header = f" test {nll} |" if nll else ""
     lines = [
         f"| model | parameters | updates | epochs | wall s |{nll_header} test {metric} | converged |",

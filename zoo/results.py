@@ -310,12 +310,15 @@ def _row(name, rows):
                          f"aside (records/{name}/<label>/).")
     first = rows[0]
     metric = report.headline(first)
-    nll = report.nll_metric(first)
+    nll = report.separate_nll(first)
     mean, spread = report.mean_and_spread([r["test"][metric] for r in rows])
     ours = report.format_value(metric, mean, spread)
-    nll_text = report.nll_column(first) if nll in (None, metric) else "–"
-    if nll and nll != metric and all(nll in r["test"] for r in rows):
+    if nll is None:
+        nll_text = report.nll_column(first)
+    elif all(nll in r["test"] for r in rows):
         nll_text = report.format_value(nll, *report.mean_and_spread([r["test"][nll] for r in rows]))
+    else:
+        nll_text = "–"
     paper = report.format_value(metric, first["paper"]["value"]) if first.get("paper") else "–"
     marks = [report.converged(r) for r in rows]
     if all(m is None for m in marks):
