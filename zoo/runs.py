@@ -69,12 +69,23 @@ def finished_run(output, name, seed=0, quick=False):
     return finished
 
 
+def _flatten(tree, prefix=""):
+    """`{"a.b": leaf}` of a nested dict."""
+    if not isinstance(tree, dict) or not tree:
+        return {prefix: tree}
+    return {path: leaf for key, value in tree.items() for path, leaf in _flatten(value, f"{prefix}{key}.").items()}
+
+
 class RunCheckpoint(keras.callbacks.Callback):
     """Saves the training state at the end of every epoch into `directory`
     and restores it (`restore`) before `fit` resumes.
 
     `stateful` callbacks have `get_state()` (a JSON-able dict, plus
     optionally `"weights"`: a list of arrays) and `set_state(state)`.
+    `configuration` (JSON-able: the model arguments, data, batch size) is
+    saved with every epoch; `restore` refuses a checkpoint saved under
+    another one, e.g. after a recipe's defaults changed, rather than resume
+    a different model from its weights.
 
     Example:
 
@@ -83,13 +94,14 @@ class RunCheckpoint(keras.callbacks.Callback):
     >>> model.fit(..., initial_epoch=start, callbacks=[stopper, budget, checkpoint])
     """
 
-    def __init__(self, directory, stateful=()):
+    def __init__(self, directory, stateful=(), configuration=None):
         super().__init__()
         self.directory = directory
         self.stateful = [c for c in stateful if c is not None]
+        self.configuration = None if configuration is None else json.loads(json.dumps(configuration))
         self.history = {}
         self.epoch = 0
-        self.extra = {}
+        self.extra = {} if configuration is None else {"configuration": self.configuration}
         self.wall_before = 0.0  # wall seconds of the runs this one resumes
         self._started = time.perf_counter()
 
@@ -109,6 +121,7 @@ class RunCheckpoint(keras.callbacks.Callback):
             raise ValueError(
                 f"The training checkpoint {self._state_path} is damaged; rerun with --restart to start over."
             ) from None
+        self._check_configuration(state.get("extra", {}).get("configuration"))
         if model.optimizer is not None and not model.optimizer.built:
             model.optimizer.build(model.trainable_variables)
         model.load_weights(os.path.join(self.directory, state["weights"]))
@@ -121,9 +134,24 @@ class RunCheckpoint(keras.callbacks.Callback):
         self.history = state["history"]
         self.epoch = state["epoch"]
         self.extra = state.get("extra", {})
+        if self.configuration is not None:
+            self.extra["configuration"] = self.configuration
         self.wall_before = float(self.extra.get("wall_seconds", 0.0))
         self._started = time.perf_counter()
         return self.epoch
+
+    def _check_configuration(self, saved):
+        """Checkpoints written before configurations were saved (None) resume as before."""
+        if saved is None or self.configuration is None or saved == self.configuration:
+            return
+        before, now = _flatten(saved), _flatten(self.configuration)
+        changes = [f"{key.rstrip('.')}: {before.get(key)!r} -> {now.get(key)!r}"
+                   for key in sorted(set(before) | set(now)) if before.get(key) != now.get(key)]
+        raise ValueError(
+            f"The training checkpoint in {self.directory} was saved by a run with other settings "
+            f"({'; '.join(changes)}); resuming would continue another model. Rerun with --restart to "
+            f"start over, or give this run another --output."
+        )
 
     def on_epoch_end(self, epoch, logs=None):
         for key, value in (logs or {}).items():

@@ -283,7 +283,8 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     initial_epoch = 0
     if output:
         directory = runs.run_directory(output, run_name or recipe.name, seed, quick)
-        checkpoint = runs.RunCheckpoint(os.path.join(directory, runs.CHECKPOINT), [stopper, budget])
+        checkpoint = runs.RunCheckpoint(os.path.join(directory, runs.CHECKPOINT), [stopper, budget],
+                                        configuration=checkpoint_configuration(recipe, arguments, seed, quick))
         if restart:
             checkpoint.discard()
         initial_epoch = checkpoint.restore(trainer)
@@ -326,6 +327,17 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         _write_run(directory, record, predictor, test, task)
         checkpoint.discard()
     return record
+
+
+def checkpoint_configuration(recipe, arguments, seed, quick):
+    """What a resumed run must share with the run that saved its checkpoint:
+    the model and optimizer arguments, the data, the batches, the stopping
+    rule. (The epoch limit and time budget may change between the two.)"""
+    return {"model": {"builder": recipe.builder, **arguments}, "dataset": recipe.dataset,
+            "data_options": recipe.data_options, "splits": [recipe.train_split, recipe.valid_split],
+            "batch_size": recipe.batch_size, "seed": seed, "quick": quick,
+            "stopping": {"monitor": recipe.monitor, "mode": recipe.monitor_mode, "patience": recipe.patience,
+                         "check_every": recipe.check_every, "min_delta": recipe.min_delta}}
 
 
 def chance_scores(recipe, data_dir=None, quick=False):

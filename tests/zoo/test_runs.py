@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)")
@@ -44,14 +45,20 @@ elif kill == "saving-model":
         replace(path, write)
 
     runs.replace_atomically = replace_atomically
+if os.environ.get("CHANGE_DEFAULT"):  # a later version of the recipe, with another default
+    from keras_seq.zoo import recipes
+
+    key, value = os.environ["CHANGE_DEFAULT"].split("=")
+    recipes.get("jsb_chorales_lstm").model[key] = float(value)
 cli.main(sys.argv[1:])
 """
 
 
-def _train(tmp_path, data_dir, kill=None, *extra):
+def _train(tmp_path, data_dir, kill=None, *extra, change_default=None):
     args = ["train", "jsb_chorales_lstm", "--quick", "--epochs", "6", "--data-dir", data_dir,
             "--output", str(tmp_path / "runs"), *extra]
-    env = dict(os.environ, **({"KILL": kill} if kill else {}))
+    env = dict(os.environ, **({"KILL": kill} if kill else {}),
+               **({"CHANGE_DEFAULT": change_default} if change_default else {}))
     return subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env,
                           timeout=600)
 
@@ -125,3 +132,37 @@ def test_a_damaged_checkpoint_is_named(tmp_path):
     model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
     with pytest.raises(ValueError, match=r"checkpoint .*state.json is damaged; rerun with --restart"):
         runs.RunCheckpoint(str(folder)).restore(model)
+
+
+def test_a_checkpoint_of_other_settings_is_refused_not_resumed(shared_data_dir, tmp_path):
+    killed = _train(tmp_path, shared_data_dir, "mid-epoch-3")
+    assert killed.returncode == -signal.SIGKILL
+    checkpoint = tmp_path / "runs" / "jsb_chorales_lstm" / "seed-0-quick" / "checkpoint"
+    saved = json.load(open(checkpoint / "state.json"))
+    assert saved["extra"]["configuration"]["model"]["kind"] == "lstm"
+    # The recipe's defaults change between the crash and the rerun (here: its learning rate).
+    changed = _train(tmp_path, shared_data_dir, change_default="learning_rate=0.01")
+    assert changed.returncode != 0
+    assert "was saved by a run with other settings (model.learning_rate: 0.003 -> 0.01)" in changed.stderr
+    assert "--restart" in changed.stderr
+    assert json.load(open(checkpoint / "state.json")) == saved  # nothing of the old run was touched
+    resumed = _train(tmp_path, shared_data_dir)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.load(open(checkpoint.parent / "record.json"))["resumed_after_epoch"] == 2
+
+
+def test_a_checkpoint_saved_before_configurations_were_recorded_still_resumes(tmp_path):
+    import keras
+
+    from keras_seq.zoo import runs
+
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(np.zeros((2, 2)), np.zeros((2, 1)), verbose=0)
+    old = runs.RunCheckpoint(str(tmp_path / "checkpoint"))
+    old.set_model(model)
+    old.on_epoch_end(0)
+    assert "configuration" not in json.load(open(tmp_path / "checkpoint" / "state.json"))["extra"]
+    new = runs.RunCheckpoint(str(tmp_path / "checkpoint"), configuration={"model": {"units": 8}})
+    assert new.restore(model) == 1
+    assert new.extra["configuration"] == {"model": {"units": 8}}  # saved from now on
