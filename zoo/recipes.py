@@ -128,9 +128,17 @@ _PIANO_ROLL_STOPPING = {"monitor": "val_frame_accuracy", "monitor_mode": "max",
 # records/jsb_chorales_lmn_a/NOTE.md). Its memory feeds its functional units
 # back, so an unbounded W_mm lets the memory's scale run away.
 _LMN_A_MEMORY_BOUND = {"memory_norm_bound": 1.0}
+# The random-start LMN-B holds W_mm to spectral norm <= 1 on the short-piece
+# sets: on JSB at the selected 100 + 250 units it reached 25.39 +- 0.60 %
+# bounded against 22.85 +- 0.96 % unbounded (3 seeds each), and at 250 + 500
+# units 23.98 % on validation against 14.89 % (seed 0;
+# records/jsb_chorales_lmn_b/NOTE.md). On the long-piece sets it clips
+# instead, and converged unbounded on 3 of 3 Nottingham seeds; the bound is
+# not measured there.
 _LONG_PIECES = ("nottingham", "piano_midi", "musedata")
 for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "musedata"):
     lmn_clipping = {"clipnorm": 1.0} if dataset in _LONG_PIECES else {}
+    lmn_b_memory_bound = {} if dataset in _LONG_PIECES else {"memory_norm_bound": 1.0}
     bounded_tanh_fine_tuning = (
         {"fine_tune_activation": "tanh", "memory_norm_bound": 1.0} if dataset in _LONG_PIECES else {}
     )
@@ -139,7 +147,7 @@ for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "mu
         ("gru", {"units": 100, "learning_rate": _BASELINE_LEARNING_RATE}),
         ("simple_rnn", {"units": 100, "learning_rate": _BASELINE_LEARNING_RATE}),
         ("lmn_a", {"units": 100, "memory_units": 100, **lmn_clipping, **_LMN_A_MEMORY_BOUND}),
-        ("lmn_b", {"units": 100, "memory_units": 100, **lmn_clipping}),
+        ("lmn_b", {"units": 100, "memory_units": 100, **lmn_clipping, **lmn_b_memory_bound}),
     ):
         add(
             Recipe(

@@ -378,6 +378,7 @@ def test_scrbm_labeller_takes_input_dropout_and_l2_on_its_three_kernels(rng):
 
 
 def test_lmns_clip_gradients_and_fine_tune_with_bounded_tanh_on_the_long_piece_sets_only_and_lmn_a_is_bounded():
+    # and the random-start LMN-B is bounded where it does not clip
     from keras_seq.zoo import recipes
 
     for dataset in ("nottingham", "piano_midi", "musedata"):
@@ -395,6 +396,9 @@ def test_lmns_clip_gradients_and_fine_tune_with_bounded_tanh_on_the_long_piece_s
     for dataset in ("jsb_chorales", "bach_chorales", "nottingham", "piano_midi", "musedata"):
         # unbounded, the LMN-A stayed on JSB's all-notes-off plateau on 3 of 3 seeds
         assert recipes.get(f"{dataset}_lmn_a").model["memory_norm_bound"] == 1.0, dataset
+    for dataset in ("jsb_chorales", "bach_chorales"):  # bounded: 25.4 % against 22.9 % on JSB, 3 seeds each
+        assert recipes.get(f"{dataset}_lmn_b").model["memory_norm_bound"] == 1.0, dataset
+    for dataset in ("nottingham", "piano_midi", "musedata"):
         assert "memory_norm_bound" not in recipes.get(f"{dataset}_lmn_b").model, dataset
     clipped, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8, clipnorm=1.0)
     plain, _ = builders.piano_roll_model("lmn_b", units=4, memory_units=4, keys=8)
