@@ -166,6 +166,90 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
             self.model.set_weights(self.best_weights)
 
 
+class PlateauAnnealing(keras.callbacks.Callback):
+    """Multiplies the optimizer's learning rate by `factor` after `patience`
+    validation checks in which `monitor` has not beaten the last reference
+    by more than `min_delta`, down to `min_learning_rate`: Keras'
+    `ReduceLROnPlateau`, on the zoo's validation schedule (epochs `every`,
+    `2 * every`, ...) and with a state a resumed run restores (zoo.runs).
+    The reference TrellisNet divides its rate by 10 twice in a run.
+
+    Every epoch's logs get the rate it trained with as `learning_rate`; after
+    training, `annealed_at` lists the (1-based) epochs after which the rate
+    fell.
+
+    Args:
+        monitor: A key of the epoch logs, e.g. `"val_bits_per_event"`.
+        mode: `"min"` or `"max"`.
+        patience: Checks without enough improvement before the rate falls.
+        factor: The rate's multiplier at a plateau, in (0, 1).
+        min_delta: The improvement that counts (absolute, >= 0).
+        min_learning_rate: The rate does not fall below this.
+        every: Check every this many epochs (the `validation_freq` of `fit`).
+
+    Example:
+
+    >>> annealing = PlateauAnnealing("val_bits_per_event", "min", patience=2, factor=0.1, min_delta=0.005)
+    >>> model.fit(train, validation_data=valid, epochs=100, callbacks=[annealing, stopper])
+    """
+
+    def __init__(self, monitor="val_loss", mode="min", patience=2, factor=0.1, min_delta=0.0,
+                 min_learning_rate=1e-5, every=1):
+        super().__init__()
+        if mode not in ("min", "max"):
+            raise ValueError(f"The mode of {monitor!r} must be 'min' or 'max'; got {mode!r}.")
+        if not 0.0 < float(factor) < 1.0:
+            raise ValueError(f"The annealing `factor` must lie in (0, 1); got {factor}.")
+        if int(patience) < 1 or int(every) < 1 or not float(min_delta) >= 0:
+            raise ValueError(f"Annealing needs `patience` >= 1, `every` >= 1 and `min_delta` >= 0; "
+                             f"got {patience}, {every} and {min_delta}.")
+        self.monitor, self.mode = monitor, mode
+        self.patience, self.factor, self.min_delta = int(patience), float(factor), float(min_delta)
+        self.min_learning_rate, self.every = float(min_learning_rate), int(every)
+        self.reference = np.inf if mode == "min" else -np.inf
+        self.checks_without_improvement = 0
+        self.annealed_at = []
+        self._rate = None  # a restored state's rate, put into the optimizer when training begins
+
+    def get_state(self):
+        """What a checkpoint keeps to resume this callback (see zoo.runs)."""
+        return {"reference": float(self.reference), "checks_without_improvement": self.checks_without_improvement,
+                "annealed_at": list(self.annealed_at), "learning_rate": self._learning_rate()}
+
+    def set_state(self, state):
+        self.reference = float(state["reference"])
+        self.checks_without_improvement = int(state["checks_without_improvement"])
+        self.annealed_at = list(state["annealed_at"])
+        self._rate = state.get("learning_rate")
+
+    def _learning_rate(self):
+        if self.model is None or self.model.optimizer is None:
+            return self._rate
+        return float(keras.ops.convert_to_numpy(self.model.optimizer.learning_rate))
+
+    def on_train_begin(self, logs=None):
+        if self._rate is not None:
+            self.model.optimizer.learning_rate = self._rate
+            self._rate = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        rate = self._learning_rate()
+        logs["learning_rate"] = rate
+        if (epoch + 1) % self.every or self.monitor not in logs:
+            return
+        value = float(logs[self.monitor])
+        better = value < self.reference - self.min_delta if self.mode == "min" else value > self.reference + self.min_delta
+        if better:
+            self.reference, self.checks_without_improvement = value, 0
+            return
+        self.checks_without_improvement += 1
+        if self.checks_without_improvement >= self.patience and rate * self.factor >= self.min_learning_rate * (1 - 1e-6):
+            self.model.optimizer.learning_rate = rate * self.factor
+            self.annealed_at.append(epoch + 1)
+            self.checks_without_improvement = 0
+
+
 class PredictorValidation(keras.callbacks.Callback):
     """Scores the model that is tested, not the one that is trained, at each
     validation check: where the trainer is a different model (the SCRBM's
@@ -195,7 +279,7 @@ class PredictorValidation(keras.callbacks.Callback):
         logs.update({f"val_{key}": float(value) for key, value in scores.items()})
 
 
-def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
+def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None, annealing=None):
     """Why a run ended, as its record keeps it: `reason` is
     `"early_stopping"` (patience ran out: the run converged),
     `"time_budget"` or `"epoch_limit"` (both cut a run that was still
@@ -208,7 +292,8 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
         `{"reason", "converged", "best_epoch", "best_value" (of the
         monitored validation metric), "last_epoch", "epoch_limit",
         "monitor", "patience", "min_delta", "check_every", "diverged_epoch"}`;
-        `converged` is None for fixed epochs.
+        `converged` is None for fixed epochs. With a `PlateauAnnealing`,
+        also `"annealed_at"`: the epochs after which the learning rate fell.
 
     Example:
 
@@ -237,6 +322,7 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None):
         "min_delta": None if stopper is None else stopper.min_delta,
         "check_every": None if stopper is None else stopper.every,
         "diverged_epoch": None if stopper is None else stopper.diverged_epoch,
+        **({} if annealing is None else {"annealed_at": list(annealing.annealed_at)}),
     }
 
 

@@ -1,5 +1,6 @@
 """Runs a recipe: data -> pipeline -> builder -> fit -> metrics -> report."""
 
+import dataclasses
 import os
 import time
 
@@ -191,7 +192,8 @@ def selection_callbacks(recipe, built, valid, every=None, patience=None, log_as=
     the predictor's scores replace a teacher-forcing trainer's (Algorithm 1
     is what is tested), then `PeriodicEarlyStopping` on `recipe.monitor`
     (a predictor metric, read from the trainer's logs under
-    `built.trainer_metric_prefix`)
+    `built.trainer_metric_prefix`), after the recipe's learning-rate
+    annealing at plateaus of that metric if it has one,
     every `every` epochs (default: the recipe's `check_every`) with
     `patience` checks (default: the recipe's), the recipe's `min_delta` and
     its `progress` metrics; `log_as` also writes the monitored score into the logs of every
@@ -215,6 +217,11 @@ def selection_callbacks(recipe, built, valid, every=None, patience=None, log_as=
     def trainer_key(key):  # the predictor's `val_m` as the trainer logs it
         return "val_" + prefix + key[len("val_"):] if key.startswith("val_") else key
 
+    if recipe.anneal is not None:
+        callbacks.append(zoo_callbacks.PlateauAnnealing(
+            trainer_key(recipe.monitor), recipe.monitor_mode, patience=recipe.anneal.patience,
+            factor=recipe.anneal.factor, min_delta=recipe.anneal.min_delta,
+            min_learning_rate=recipe.anneal.min_learning_rate, every=every or recipe.check_every))
     stopper = zoo_callbacks.PeriodicEarlyStopping(
         trainer_key(recipe.monitor), recipe.monitor_mode, every=every or recipe.check_every,
         patience=recipe.patience if patience is None else patience,
@@ -275,6 +282,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     callbacks = []
     if valid is not None:
         callbacks, stopper = selection_callbacks(recipe, built, valid)
+    annealing = next((c for c in callbacks if isinstance(c, zoo_callbacks.PlateauAnnealing)), None)
     budget = zoo_callbacks.TimeBudget(max_seconds) if max_seconds else None
     if budget is not None:
         callbacks.append(budget)
@@ -283,7 +291,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     initial_epoch = 0
     if output:
         directory = runs.run_directory(output, run_name or recipe.name, seed, quick)
-        checkpoint = runs.RunCheckpoint(os.path.join(directory, runs.CHECKPOINT), [stopper, budget],
+        checkpoint = runs.RunCheckpoint(os.path.join(directory, runs.CHECKPOINT), [stopper, annealing, budget],
                                         configuration=checkpoint_configuration(recipe, arguments, seed, quick))
         if restart:
             checkpoint.discard()
@@ -309,7 +317,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         trainer.count_params(), time.perf_counter() - start + (checkpoint.wall_before if checkpoint else 0.0),
         f"backend {keras.backend.backend()}",
         epochs_run=epochs_run,
-        stopping=zoo_callbacks.stopping_record(epochs_run, epochs, stopper, budget),
+        stopping=zoo_callbacks.stopping_record(epochs_run, epochs, stopper, budget, annealing),
         resumed_after_epoch=initial_epoch or None,
         updates={"training": updates, "pretraining": pretraining_updates, "total": updates + pretraining_updates},
         max_seconds=max_seconds,
@@ -337,7 +345,8 @@ def checkpoint_configuration(recipe, arguments, seed, quick):
             "data_options": recipe.data_options, "splits": [recipe.train_split, recipe.valid_split],
             "batch_size": recipe.batch_size, "seed": seed, "quick": quick,
             "stopping": {"monitor": recipe.monitor, "mode": recipe.monitor_mode, "patience": recipe.patience,
-                         "check_every": recipe.check_every, "min_delta": recipe.min_delta}}
+                         "check_every": recipe.check_every, "min_delta": recipe.min_delta,
+                         **({} if recipe.anneal is None else {"anneal": dataclasses.asdict(recipe.anneal)})}}
 
 
 def chance_scores(recipe, data_dir=None, quick=False):
