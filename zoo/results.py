@@ -398,9 +398,9 @@ def markdown(records, records_dir=RECORDS):
     ]
     for name, rows in records.items():
         if name in recipes.RECIPES:  # a row stands for what its command trains today
+            point = selected_point(records_dir, name, bool(rows[0].get("quick")))  # load_records keeps quick apart
             for record in rows:
-                _check_trained_at(record, record_path(records_dir, name, record["seed"]), recipes.get(name),
-                                  selected_point(records_dir, name, bool(record.get("quick"))))
+                _check_trained_at(record, record_path(records_dir, name, record["seed"]), recipes.get(name), point)
     unmeasured = []
     for title, names in SECTIONS:
         rows = [_row(name, records[name]) for name in names if records.get(name)]
