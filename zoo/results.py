@@ -203,9 +203,9 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
     for name in planned_recipes(only):
         if set_aside:
             set_aside_records(records_dir, name, set_aside, quick)
+        point = selected_point(records_dir, name, quick)
         for seed in seeds:
             path = record_path(records_dir, name, seed)
-            point = selected_point(records_dir, name, quick)
             if os.path.exists(path) and not retrain:
                 # A damaged record, or one of another grid point, is named now, not at the rebuild.
                 _check_trained_at(load_record(path), path, recipes.get(name), point)
