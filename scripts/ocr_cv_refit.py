@@ -1,0 +1,64 @@
+"""How much the held-out validation fold costs the OCR cv SCRBM
+(records/ocr_cv_scrbm/NOTE.md's refit row).
+
+    python scripts/ocr_cv_refit.py --epochs 110 --set dropout=0.0 --data-dir ../shared/data
+
+The `ocr_cv_scrbm` recipe holds fold 1 out of the cv protocol's nine
+training folds so that early stopping has a validation split, and trains on
+the other eight (`train_minus_valid`). This refits the recipe on all nine
+folds (`train`), for the number of epochs that early stopping chose there
+and without validation, the usual refit once the epoch count is known, then
+scores it on the test fold with Algorithm 1 (the predicting model). The run
+writes into `<output>/ocr_cv_scrbm+nine_folds,.../seed-<seed>/` (resumable,
+as every zoo run); its record's updates per epoch (196 batches of 32 words,
+against 174 on the eight folds) and its `fixed_epochs` stopping show the
+protocol.
+"""
+
+import argparse
+import ast
+import dataclasses
+import json
+
+from keras_seq.zoo import recipes
+from keras_seq.zoo import train
+
+RECIPE = "ocr_cv_scrbm"
+
+
+def nine_fold_recipe(epochs, model_arguments):
+    """The recipe trained on the nine training folds for `epochs`, no validation."""
+    recipe = recipes.get(RECIPE)
+    return dataclasses.replace(recipe, train_split="train", valid_split=None, epochs=epochs,
+                               model={**recipe.model, **model_arguments})
+
+
+def parse_assignments(pairs):
+    """{"dropout": 0.0} from ["dropout=0.0"] (values are Python literals)."""
+    arguments = {}
+    for pair in pairs:
+        name, separator, value = pair.partition("=")
+        if not separator:
+            raise SystemExit(f"--set expects ARG=VALUE, got {pair!r}")
+        arguments[name] = ast.literal_eval(value)
+    return arguments
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, required=True, help="epochs to train (early stopping's choice)")
+    parser.add_argument("--set", nargs="*", default=[], metavar="ARG=VALUE", help="model arguments (the selected point)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--output", default="runs")
+    args = parser.parse_args()
+    arguments = parse_assignments(args.set)
+    recipe = nine_fold_recipe(args.epochs, arguments)
+    run_name = ",".join([f"{RECIPE}+nine_folds"] + [f"{k}={v}" for k, v in sorted(arguments.items())])
+    record = train.run(recipe, data_dir=args.data_dir, output=args.output, seed=args.seed, run_name=run_name)
+    print(json.dumps({"test": record["test"], "epochs_run": record["epochs_run"],
+                      "wall_seconds": record["wall_seconds"]}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""scripts/ocr_cv_refit.py (the OCR cv note's refit row) trains the cv
+recipe on all nine training folds, the validation fold included, for a
+fixed number of epochs."""
+
+import pytest
+
+import keras_seq.data as data
+from keras_seq.zoo import recipes
+from tests.support import load_script
+
+
+def test_refit_recipe_reads_the_nine_training_folds_without_validation(shared_data_dir):
+    script = load_script("ocr_cv_refit")
+    recipe = script.nine_fold_recipe(110, {"dropout": 0.5})
+    original = recipes.get("ocr_cv_scrbm")
+    assert (recipe.train_split, recipe.valid_split, recipe.epochs) == ("train", None, 110)
+    assert recipe.model == {**original.model, "dropout": 0.5}
+    assert original.valid_split == "valid" and original.model.get("dropout") != 0.5  # the registry is untouched
+    options = recipe.data_options
+    nine = data.load_arrays(recipe.dataset, "train", data_dir=shared_data_dir, **options)
+    eight = data.load_arrays(recipe.dataset, original.train_split, data_dir=shared_data_dir, **options)
+    held_out = data.load_arrays(recipe.dataset, original.valid_split, data_dir=shared_data_dir, **options)
+    assert len(nine.inputs) == len(eight.inputs) + len(held_out.inputs)
+
+
+def test_refit_arguments_are_python_literals_and_malformed_ones_are_named():
+    script = load_script("ocr_cv_refit")
+    assert script.parse_assignments(["dropout=0.0", "units=250"]) == {"dropout": 0.0, "units": 250}
+    with pytest.raises(SystemExit, match="dropout0"):
+        script.parse_assignments(["dropout0"])
