@@ -16,10 +16,10 @@ protocol.
 """
 
 import argparse
-import ast
 import dataclasses
 import json
 
+from keras_seq.zoo import assignments
 from keras_seq.zoo import recipes
 from keras_seq.zoo import train
 
@@ -33,17 +33,6 @@ def nine_fold_recipe(epochs, model_arguments):
                                model={**recipe.model, **model_arguments})
 
 
-def parse_assignments(pairs):
-    """{"dropout": 0.0} from ["dropout=0.0"] (values are Python literals)."""
-    arguments = {}
-    for pair in pairs:
-        name, separator, value = pair.partition("=")
-        if not separator:
-            raise SystemExit(f"--set expects ARG=VALUE, got {pair!r}")
-        arguments[name] = ast.literal_eval(value)
-    return arguments
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, required=True, help="epochs to train (early stopping's choice)")
@@ -52,7 +41,7 @@ def main():
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--output", default="runs")
     args = parser.parse_args()
-    arguments = parse_assignments(args.set)
+    arguments = assignments.parse(args.set, "--set")
     recipe = nine_fold_recipe(args.epochs, arguments)
     run_name = ",".join([f"{RECIPE}+nine_folds"] + [f"{k}={v}" for k, v in sorted(arguments.items())])
     record = train.run(recipe, data_dir=args.data_dir, output=args.output, seed=args.seed, run_name=run_name)

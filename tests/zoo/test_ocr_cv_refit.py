@@ -23,8 +23,8 @@ def test_refit_recipe_reads_the_nine_training_folds_without_validation(shared_da
     assert len(nine.inputs) == len(eight.inputs) + len(held_out.inputs)
 
 
-def test_refit_arguments_are_python_literals_and_malformed_ones_are_named():
+def test_refit_reads_set_as_the_cli_does_and_names_a_malformed_pair(monkeypatch):
     script = load_script("ocr_cv_refit")
-    assert script.parse_assignments(["dropout=0.0", "units=250"]) == {"dropout": 0.0, "units": 250}
-    with pytest.raises(SystemExit, match="dropout0"):
-        script.parse_assignments(["dropout0"])
+    monkeypatch.setattr("sys.argv", ["ocr_cv_refit.py", "--epochs", "1", "--set", "dropout0"])
+    with pytest.raises(ValueError, match="dropout0"):
+        script.main()
