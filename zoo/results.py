@@ -409,9 +409,10 @@ def markdown(records, records_dir=RECORDS):
             continue
         lines += [f"## {title}", "", TABLE_HEAD, *rows, ""]
         lines += [note for name in names if records.get(name) for note in _note(records_dir, name)]
-    lines += ["## Not measured yet", "",
-              "CPU-feasible rows without a record (each line is its command; a recipe with a grid is "
-              "first selected on validation):", ""]
+    lines += ["## Not measured yet", ""]
+    lines += (["CPU-feasible rows without a record (each line is its command; a recipe with a grid is "
+               "first selected on validation):", ""] if unmeasured
+              else ["Every CPU-feasible recipe has a record."])
     for name in unmeasured:
         recipe = recipes.get(name)
         paper = (f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"

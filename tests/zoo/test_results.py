@@ -174,6 +174,18 @@ def test_the_note_of_a_recipe_without_current_records_stays_in_the_table_of_the_
     assert text.count("**ocr_ms_lstm.**") == 1 and "**ocr_ms_scrbm.**" not in text
 
 
+def test_the_unmeasured_list_says_so_when_every_recipe_has_a_record(tmp_path, monkeypatch):
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    results.write_record(_record(0, 0.2), str(records / "ocr_ms_scrbm" / "seed-0.json"))
+    monkeypatch.setattr(results, "SECTIONS", (("Labelling", ("ocr_ms_scrbm",)),))
+    text = results.markdown(results.load_records(str(records)), str(records))
+    unmeasured = text[text.index("## Not measured yet"):text.index("GPU/TPU scale")]
+    assert "Every CPU-feasible recipe has a record." in unmeasured
+    assert "without a record" not in unmeasured and "keras-seq" not in unmeasured
+
+
 def test_a_row_names_every_kind_of_hardware_its_seeds_ran_on(tmp_path):
     from keras_seq.zoo import results
 
