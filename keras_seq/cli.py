@@ -3,6 +3,7 @@ commands and the KerasTuner search, which both sit below it (neither
 imports this module)."""
 
 import argparse
+import os
 import sys
 
 JIT_COMPILE = {"auto": "auto", "on": True, "off": False}  # --jit-compile -> Model.jit_compile
@@ -80,13 +81,20 @@ def _with_settings(name, pairs):
 
 def _train(args):
     from keras_seq.zoo import report
+    from keras_seq.zoo import results
     from keras_seq.zoo import train
 
     if args.set and len(args.recipes) > 1:
         raise ValueError("--set changes one recipe; name one.")
+    if args.record and len(args.recipes) > 1:
+        raise ValueError("--record keeps one run's record; name one recipe.")
+    if args.record:
+        results.check_new_record_path(args.record)  # before hours of training, not after
     scope = _strategy_scope(args.strategy)
     with scope:  # models are built inside train.run, hence under the strategy
         records = [train.run(_with_settings(name, args.set), **_train_options(args)) for name in args.recipes]
+    if args.record:
+        results.keep_record(records[0], args.record, args.command_line)
     table = report.markdown_table(records)
     print(table)
     if args.markdown:
@@ -118,7 +126,6 @@ def _compare(args):
 
 def _evaluate(args):
     import json
-    import os
 
     from keras_seq.zoo import recipes
     from keras_seq.zoo import train
@@ -259,6 +266,10 @@ def _parser():
             sub.add_argument("--set", nargs="+", default=None, metavar="ARG=VALUE",
                              help="change model arguments of the recipe (VALUE: a Python literal), e.g. "
                                   "--set units=250 dropout=0.5; the run is named RECIPE+ARG=VALUE,...")
+            sub.add_argument("--record", default=None, metavar="PATH",
+                             help="also keep the run's record, with this command line and today's date, "
+                                  "at PATH (e.g. records/RECIPE/LABEL/seed-0.json, a new file), for "
+                                  "RESULTS.md's notes and variants")
         if name == "compare":
             sub.add_argument("--match-parameters", action="store_true",
                              help="size each recipe after the first to the first model's parameter count")
@@ -298,8 +309,6 @@ def _import_backend_quietly():
     """Imports Keras and its backend with the process's stderr closed:
     TensorFlow's C++ start-up lines ignore TF_CPP_MIN_LOG_LEVEL in part. An
     import that fails is retried with stderr open, so its error shows."""
-    import os
-
     if "keras" in sys.modules:
         return
     sys.stderr.flush()
@@ -319,12 +328,11 @@ def _import_backend_quietly():
 
 # What a user can cause and fix (a bad value, a missing or damaged file): one
 # line, exit 2. KERAS_SEQ_TRACEBACK=1 shows the traceback instead.
-USER_ERRORS = (ValueError, FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
+USER_ERRORS = (ValueError, FileExistsError, FileNotFoundError, NotADirectoryError, IsADirectoryError,
+               PermissionError)
 
 
 def main(argv=None):
-    import os
-
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TensorFlow's C++ start-up lines
     parser = _parser()
     args = parser.parse_args(argv)

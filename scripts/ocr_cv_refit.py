@@ -18,9 +18,11 @@ protocol.
 import argparse
 import dataclasses
 import json
+import sys
 
 from keras_seq.zoo import assignments
 from keras_seq.zoo import recipes
+from keras_seq.zoo import results
 from keras_seq.zoo import train
 
 RECIPE = "ocr_cv_scrbm"
@@ -40,11 +42,18 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--output", default="runs")
+    parser.add_argument("--record", default=None, metavar="PATH",
+                        help="also keep the record, with this command and the date, at PATH (a new file), e.g. "
+                             "records/ocr_cv_scrbm/nine_folds_<epochs>_epochs/seed-<seed>.json")
     args = parser.parse_args()
+    if args.record:
+        results.check_new_record_path(args.record)
     arguments = assignments.parse(args.set, "--set")
     recipe = nine_fold_recipe(args.epochs, arguments)
     run_name = ",".join([f"{RECIPE}+nine_folds"] + [f"{k}={v}" for k, v in sorted(arguments.items())])
     record = train.run(recipe, data_dir=args.data_dir, output=args.output, seed=args.seed, run_name=run_name)
+    if args.record:
+        results.keep_record(record, args.record, " ".join(["python scripts/ocr_cv_refit.py", *sys.argv[1:]]))
     print(json.dumps({"test": record["test"], "epochs_run": record["epochs_run"],
                       "wall_seconds": record["wall_seconds"]}, indent=1))
 

@@ -93,3 +93,30 @@ def test_set_trains_the_recipe_with_changed_arguments_under_its_own_name(shared_
     record = json.load(open(tmp_path / "ocr_ms_lstm+dropout=0.5,l2=0.0001" / "seed-0-quick" / "record.json"))
     assert (record["model"]["dropout"], record["model"]["l2"]) == (0.5, 1e-4)
     assert not (tmp_path / "ocr_ms_lstm").exists()
+
+
+def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(shared_data_dir, tmp_path,
+                                                                              monkeypatch):
+    import datetime
+    import json
+
+    from keras_seq import cli
+
+    monkeypatch.chdir(tmp_path)
+    kept = tmp_path / "records" / "ocr_ms_lstm" / "dropout=0.5" / "seed-0.json"
+    argv = ["train", "ocr_ms_lstm", "--quick", "--set", "dropout=0.5", "--data-dir", shared_data_dir,
+            "--record", str(kept)]
+    cli.main(argv)
+    record = json.load(open(kept))
+    assert record["recipe"] == "ocr_ms_lstm+dropout=0.5" and record["model"]["dropout"] == 0.5
+    assert record["command"].startswith("keras-seq train ocr_ms_lstm --quick --set dropout=0.5 --data-dir ")
+    assert record["date"] == datetime.date.today().isoformat()
+    assert record["run_directory"] == "runs/ocr_ms_lstm+dropout=0.5/seed-0-quick"  # relative: no machine's path
+    before = kept.read_text()
+    with pytest.raises(FileExistsError, match="seed-0.json"):
+        cli.main(argv)
+    assert kept.read_text() == before
+    with pytest.raises(ValueError, match="one recipe"):
+        cli.main(["train", "ocr_ms_lstm", "ocr_ms_conv", "--quick", "--record", str(tmp_path / "x.json")])
+    with pytest.raises(ValueError, match="JSON"):
+        cli.main(["train", "ocr_ms_lstm", "--quick", "--record", str(tmp_path / "seed-0.txt")])

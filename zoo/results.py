@@ -158,6 +158,25 @@ def write_record(record, path):
     os.replace(temporary, path)
 
 
+def check_new_record_path(path):
+    """Raises unless `path` can take a kept record: a JSON file not there yet."""
+    if not path.endswith(".json"):
+        raise ValueError(f"--record {path}: a record is a JSON file; name it seed-<seed>.json.")
+    if os.path.exists(path):
+        raise FileExistsError(f"--record {path}: the file exists; move it away or name another, "
+                              "so that no kept record is overwritten.")
+
+
+def keep_record(record, path, command, root="."):
+    """Writes a finished run's `record` to `path` (under `records/`, to be
+    committed) with the `command` that reproduces it, run from `root`, and
+    today's date; its run directory is named relative to `root`."""
+    record["run_directory"] = portable_run_directory(record.get("run_directory"), root)
+    record["command"] = portable_command(command)
+    record["date"] = datetime.date.today().isoformat()
+    write_record(record, path)
+
+
 def reproduce_command(name, seed, data_dir, budget_seconds, quick=False):
     parts = ["keras-seq results", f"--only {name}", f"--seeds {seed}"] + (["--quick"] if quick else [])
     if data_dir:
@@ -173,13 +192,13 @@ def run_name(name, point):
     return name if not point else f"{name}+{point_name(point, ',')}"
 
 
-def portable_run_directory(directory, records_dir):
-    """`directory` relative to the folder that holds `records_dir` (the
-    checkout's root, for the default `runs/`), so that a committed record
-    names no path of the machine it ran on."""
+def portable_run_directory(directory, root):
+    """`directory` relative to `root` (the checkout's root, for the default
+    `runs/`), so that a committed record names no path of the machine it
+    ran on."""
     if directory is None or not os.path.isabs(directory):
         return directory
-    return os.path.relpath(directory, os.path.dirname(os.path.abspath(records_dir)))
+    return os.path.relpath(directory, os.path.abspath(root))
 
 
 def default_output(records_dir):
@@ -225,10 +244,8 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
                                    verbose=verbose, max_seconds=budget_seconds, output=output,
                                    run_name=run_name(name, point))
             record["selected_point"] = point
-            record["run_directory"] = portable_run_directory(record.get("run_directory"), records_dir)
-            record["command"] = reproduce_command(name, seed, data_dir, budget_seconds, quick)
-            record["date"] = datetime.date.today().isoformat()
-            write_record(record, path)
+            keep_record(record, path, reproduce_command(name, seed, data_dir, budget_seconds, quick),
+                        root=os.path.dirname(os.path.abspath(records_dir)))
             measured.setdefault(name, []).append(record)
     return measured
 
@@ -373,6 +390,13 @@ def _note(records_dir, name):
         return [f"**{name}.** " + f.read().strip(), ""]
 
 
+def _paper_in_brackets(recipe):
+    """" (paper: metric value)" for a recipe with a published number, else ""."""
+    if recipe.paper is None:
+        return ""
+    return f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
+
+
 def markdown(records, records_dir=RECORDS):
     """The RESULTS.md text from `{name: [record, ...]}`: one table per
     section with its notes, then the recipes not measured yet."""
@@ -415,21 +439,17 @@ def markdown(records, records_dir=RECORDS):
               else ["Every CPU-feasible recipe has a record."])
     for name in unmeasured:
         recipe = recipes.get(name)
-        paper = (f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
-                 if recipe.paper else "")
         command = f"`keras-seq results --only {name} --seeds 0 1 2 --data-dir {DOCUMENTED_DATA_DIR}`"
         if recipe.grid and selected_point(records_dir, name) is None:  # else the seeds train the defaults
             command = f"`keras-seq select {name} --data-dir {DOCUMENTED_DATA_DIR}`, then {command}"
-        lines.append(f"- {command}{paper}")
+        lines.append(f"- {command}{_paper_in_brackets(recipe)}")
     notes = [note for name in unmeasured for note in _note(records_dir, name)]
     if notes:  # what was measured before a recipe changed, and why it changed
         lines += ["", "Notes of recipes not measured with their current arguments:", "", *notes[:-1]]
     lines += ["", "GPU/TPU scale (run when an accelerator is available):", ""]
     for name in GPU_SCALE:
-        recipe = recipes.get(name)
-        paper = (f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
-                 if recipe.paper else "")
-        lines.append(f"- `keras-seq train {name} --data-dir {DOCUMENTED_DATA_DIR}`: not yet measured{paper}")
+        lines.append(f"- `keras-seq train {name} --data-dir {DOCUMENTED_DATA_DIR}`: not yet measured"
+                     f"{_paper_in_brackets(recipes.get(name))}")
     return "\n".join(lines) + "\n"
 
 

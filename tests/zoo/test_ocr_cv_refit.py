@@ -28,3 +28,13 @@ def test_refit_reads_set_as_the_cli_does_and_names_a_malformed_pair(monkeypatch)
     monkeypatch.setattr("sys.argv", ["ocr_cv_refit.py", "--epochs", "1", "--set", "dropout0"])
     with pytest.raises(ValueError, match="dropout0"):
         script.main()
+
+
+def test_refit_names_an_existing_record_before_training(monkeypatch, tmp_path):
+    script = load_script("ocr_cv_refit")
+    kept = tmp_path / "seed-0.json"
+    kept.write_text("{}")
+    monkeypatch.setattr("sys.argv", ["ocr_cv_refit.py", "--epochs", "1", "--record", str(kept)])
+    with pytest.raises(FileExistsError, match="seed-0.json"):
+        script.main()
+    assert kept.read_text() == "{}"
