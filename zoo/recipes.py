@@ -447,7 +447,8 @@ add(
         builder="trellisnet_model",
         model={"hidden_units": 24, "output_units": 16, "num_levels": 9, "embedding_dim": 10,
                "dilations": tuple(2**i for i in range(9)), "forget_bias": 4.0,
-               "learning_rate": 5e-3, "clipnorm": 1.0},
+               # At 5e-3 one seed of three stayed on a flat point for good; at 1e-3 all three learn.
+               "learning_rate": 1e-3, "clipnorm": 1.0},
         description="TrellisNet on copy_memory (T=500), receptive field 512, forget bias 4",
         batch_size=16,
         epochs=1000,  # far above where early stopping ends it
