@@ -86,10 +86,10 @@ def _train(args):
 
     if args.set and len(args.recipes) > 1:
         raise ValueError("--set changes one recipe; name one.")
-    if args.record and len(args.recipes) > 1:
-        raise ValueError("--record keeps one run's record; name one recipe.")
-    if args.record:
-        results.check_new_record_path(args.record)  # before hours of training, not after
+    if args.record:  # checked before hours of training, not after
+        if len(args.recipes) > 1:
+            raise ValueError("--record keeps one run's record; name one recipe.")
+        results.check_new_record_path(args.record)
     scope = _strategy_scope(args.strategy)
     with scope:  # models are built inside train.run, hence under the strategy
         records = [train.run(_with_settings(name, args.set), **_train_options(args)) for name in args.recipes]

@@ -201,10 +201,16 @@ def portable_run_directory(directory, root):
     return os.path.relpath(directory, os.path.abspath(root))
 
 
+def checkout_root(records_dir):
+    """The folder that holds `records_dir`: where its commands run from and
+    its records' run directories are named relative to."""
+    return os.path.dirname(os.path.abspath(records_dir))
+
+
 def default_output(records_dir):
     """Where `results` and `select` keep their runs (checkpoints, models):
     `runs/` beside the records folder."""
-    return os.path.join(os.path.dirname(os.path.abspath(records_dir)), "runs")
+    return os.path.join(checkout_root(records_dir), "runs")
 
 
 def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None, epochs=None, only=None,
@@ -245,7 +251,7 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
                                    run_name=run_name(name, point))
             record["selected_point"] = point
             keep_record(record, path, reproduce_command(name, seed, data_dir, budget_seconds, quick),
-                        root=os.path.dirname(os.path.abspath(records_dir)))
+                        root=checkout_root(records_dir))
             measured.setdefault(name, []).append(record)
     return measured
 

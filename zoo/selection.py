@@ -106,8 +106,8 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
             record = train.run(results.with_point(recipe, point), data_dir=data_dir, quick=quick, seed=seed,
                                epochs=epochs, verbose=verbose, output=output, run_name=results.run_name(name, point))
         record["grid_point"] = point
-        record["run_directory"] = results.portable_run_directory(
-            record.get("run_directory"), os.path.dirname(os.path.abspath(records_dir)))
+        record["run_directory"] = results.portable_run_directory(record.get("run_directory"),
+                                                                 results.checkout_root(records_dir))
         results.write_record(record, path)
         point_records.append(record)
     # Points an earlier, differently restricted search trained with this seed
