@@ -55,19 +55,22 @@ def _strategy_scope(kind):
     return strategy.scope() if hasattr(strategy, "scope") else contextlib.nullcontext()
 
 
-def _with_settings(name, pairs):
-    """Recipe `name` with the model arguments of `--set ARG=VALUE ...`
-    (zoo.assignments), renamed `name+ARG=VALUE,...` so that its runs and
-    checkpoints keep apart from the recipe's own."""
+def _with_settings(name, pairs, data_pairs=None):
+    """Recipe `name` with the model arguments of `--set ARG=VALUE ...` and the
+    dataset options of `--set-data OPTION=VALUE ...` (zoo.assignments),
+    renamed `name+ARG=VALUE,...` so that its runs and checkpoints keep apart
+    from the recipe's own."""
     import dataclasses
+    import inspect
 
+    from keras_seq.data import registry as data_registry
     from keras_seq.zoo import assignments
     from keras_seq.zoo import recipes
     from keras_seq.zoo import registry
     from keras_seq.zoo import results
 
     recipe = recipes.get(name)
-    if not pairs:
+    if not pairs and not data_pairs:
         return recipe
     settings = assignments.parse(pairs, "--set")
     # A builder taking `**arguments` (the n-gram counts) reads the recipe's.
@@ -76,7 +79,20 @@ def _with_settings(name, pairs):
         if key not in allowed:
             raise ValueError(f"--set {key}: recipe {name!r} (builder {recipe.builder!r}) has no model argument "
                              f"{key!r}; it takes {', '.join(sorted(allowed))}.")
-    return dataclasses.replace(recipe, name=results.run_name(name, settings), model={**recipe.model, **settings})
+    data_settings = assignments.parse(data_pairs, "--set-data")
+    loader = inspect.signature(data_registry.get(recipe.dataset).load).parameters
+    options = sorted(key for key, parameter in loader.items()
+                     if key not in ("split", "data_dir") and not key.startswith("_")
+                     and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY))
+    for key in data_settings:
+        if key not in options:
+            raise ValueError(f"--set-data {key}: dataset {recipe.dataset!r} has no option {key!r}; "
+                             f"it takes {', '.join(options) or 'none'}.")
+        if key in settings:
+            raise ValueError(f"{key} is set by both --set and --set-data.")
+    return dataclasses.replace(recipe, name=results.run_name(name, {**settings, **data_settings}),
+                               model={**recipe.model, **settings},
+                               data_options={**recipe.data_options, **data_settings})
 
 
 def _train(args):
@@ -84,15 +100,16 @@ def _train(args):
     from keras_seq.zoo import results
     from keras_seq.zoo import train
 
-    if args.set and len(args.recipes) > 1:
-        raise ValueError("--set changes one recipe; name one.")
+    if (args.set or args.set_data) and len(args.recipes) > 1:
+        raise ValueError(f"{'--set' if args.set else '--set-data'} changes one recipe; name one.")
     if args.record:  # checked before hours of training, not after
         if len(args.recipes) > 1:
             raise ValueError("--record keeps one run's record; name one recipe.")
         results.check_new_record_path(args.record)
     scope = _strategy_scope(args.strategy)
     with scope:  # models are built inside train.run, hence under the strategy
-        records = [train.run(_with_settings(name, args.set), **_train_options(args)) for name in args.recipes]
+        records = [train.run(_with_settings(name, args.set, args.set_data), **_train_options(args))
+                   for name in args.recipes]
     if args.record:
         results.keep_record(records[0], args.record, args.command_line)
     table = report.markdown_table(records)
@@ -266,6 +283,10 @@ def _parser():
             sub.add_argument("--set", nargs="+", default=None, metavar="ARG=VALUE",
                              help="change model arguments of the recipe (VALUE: a Python literal), e.g. "
                                   "--set units=250 dropout=0.5; the run is named RECIPE+ARG=VALUE,...")
+            sub.add_argument("--set-data", nargs="+", default=None, metavar="OPTION=VALUE",
+                             help="change options of the recipe's dataset (VALUE: a Python literal), e.g. "
+                                  "--set-data fold=3 (the OCR cross-validation's test fold); the run is "
+                                  "named RECIPE+OPTION=VALUE,...")
             sub.add_argument("--record", default=None, metavar="PATH",
                              help="also keep the run's record, with this command line and today's date, "
                                   "at PATH (e.g. records/RECIPE/LABEL/seed-0.json, a new file), for "

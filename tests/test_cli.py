@@ -26,6 +26,11 @@ USER_ERRORS = [
                                                    "has no model argument 'unit'; it takes"),
     (["train", "ocr_ms_lstm", "--set", "units"], "--set takes ARGUMENT=VALUE pairs; got 'units'"),
     (["train", "ocr_ms_lstm", "ocr_ms_gru", "--set", "units=50"], "--set changes one recipe; name one"),
+    (["train", "ocr_cv_lstm", "--set-data", "folds=3"], "--set-data folds: dataset 'ocr_letters' has no option "
+                                                        "'folds'; it takes fold, protocol"),
+    (["train", "ptb_char_trellisnet", "--set-data", "fold=3"],
+     "--set-data fold: dataset 'ptb_char' has no option 'fold'; it takes none"),
+    (["train", "ocr_cv_lstm", "ocr_cv_gru", "--set-data", "fold=3"], "--set-data changes one recipe; name one"),
     (["select", "ocr_ms_lstm", "--only", "dropout"], "--only takes ARGUMENT=V1,V2 pairs; got 'dropout'"),
     (["select", "ocr_ms_lstm", "--only", "units=50"], "--only names arguments outside the grid: units"),
     (["evaluate", "jsb_chorales_lstm", "--teacher-forced"], "jsb_chorales_lstm has no teacher-forcing "
@@ -93,6 +98,21 @@ def test_set_trains_the_recipe_with_changed_arguments_under_its_own_name(shared_
     record = json.load(open(tmp_path / "ocr_ms_lstm+dropout=0.5,l2=0.0001" / "seed-0-quick" / "record.json"))
     assert (record["model"]["dropout"], record["model"]["l2"]) == (0.5, 1e-4)
     assert not (tmp_path / "ocr_ms_lstm").exists()
+
+
+def test_set_data_trains_on_the_changed_dataset_options_under_its_own_name(shared_data_dir, tmp_path, capsys):
+    import json
+
+    from keras_seq import cli
+
+    cli.main(["train", "ocr_cv_lstm", "--quick", "--set", "dropout=0.2", "--set-data", "fold=3", "--data-dir",
+              shared_data_dir, "--output", str(tmp_path)])
+    assert "| ocr_cv_lstm+dropout=0.2,fold=3 (quick) |" in capsys.readouterr().out
+    record = json.load(open(tmp_path / "ocr_cv_lstm+dropout=0.2,fold=3" / "seed-0-quick" / "record.json"))
+    assert record["data_options"] == {"protocol": "cv", "fold": 3} and record["model"]["dropout"] == 0.2
+    with pytest.raises(ValueError, match="`fold` must be an integer in"):
+        cli.main(["train", "ocr_cv_lstm", "--quick", "--set-data", "fold=10", "--data-dir", shared_data_dir,
+                  "--output", str(tmp_path)])
 
 
 def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(shared_data_dir, tmp_path,
