@@ -88,8 +88,6 @@ def _with_settings(name, pairs, data_pairs=None):
         if key not in options:
             raise ValueError(f"--set-data {key}: dataset {recipe.dataset!r} has no option {key!r}; "
                              f"it takes {', '.join(options) or 'none'}.")
-        if key in settings:
-            raise ValueError(f"{key} is set by both --set and --set-data.")
     return dataclasses.replace(recipe, name=results.run_name(name, {**settings, **data_settings}),
                                model={**recipe.model, **settings},
                                data_options={**recipe.data_options, **data_settings})
