@@ -61,7 +61,6 @@ def _with_settings(name, pairs, data_pairs=None):
     renamed `name+ARG=VALUE,...` so that its runs and checkpoints keep apart
     from the recipe's own."""
     import dataclasses
-    import inspect
 
     from keras_seq.data import registry as data_registry
     from keras_seq.zoo import assignments
@@ -80,10 +79,7 @@ def _with_settings(name, pairs, data_pairs=None):
             raise ValueError(f"--set {key}: recipe {name!r} (builder {recipe.builder!r}) has no model argument "
                              f"{key!r}; it takes {', '.join(sorted(allowed))}.")
     data_settings = assignments.parse(data_pairs, "--set-data")
-    loader = inspect.signature(data_registry.get(recipe.dataset).load).parameters
-    options = sorted(key for key, parameter in loader.items()
-                     if key not in ("split", "data_dir") and not key.startswith("_")
-                     and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY))
+    options = data_registry.options(recipe.dataset)
     for key in data_settings:
         if key not in options:
             raise ValueError(f"--set-data {key}: dataset {recipe.dataset!r} has no option {key!r}; "

@@ -37,6 +37,7 @@ def load_arrays(name, split="train", data_dir=None, **options):
     """One split as `Sequences(inputs, targets)` of numpy arrays."""
     from keras_seq.data import registry
 
+    registry.check_options(name, options)
     return registry.get(name).load(split, data_dir=data_dir, **options)
 
 

@@ -22,7 +22,6 @@ import os
 
 import numpy as np
 
-from keras_seq.data import loader_options
 from keras_seq.data import parse_cache
 from keras_seq.data import registry
 from keras_seq.data import text_files
@@ -104,9 +103,8 @@ def _stream_ids(level, split, data_dir):
 def _stream_loader(level):
     name = f"ptb_{level}"
 
-    def load(split, data_dir=None, **options):
+    def load(split, data_dir=None):
         registry.check_split(name, split)
-        loader_options.check_options(name, options, ())
         ids = _stream_ids(level, split, data_dir)
         return registry.Sequences([ids[:-1].copy()], [ids[1:].copy()])
 

@@ -1,6 +1,7 @@
 """The catalogue of datasets behind `keras_seq.data.load` / `load_arrays` / `info`."""
 
 import dataclasses
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -62,6 +63,7 @@ def register(info, load, info_for_options=None):
 
 def info(name, **options):
     """The `DatasetInfo` of dataset `name` loaded with the loader `options`."""
+    check_options(name, options)
     dataset = get(name)
     return dataset.info_for_options(**options) if dataset.info_for_options else dataset.info
 
@@ -92,6 +94,28 @@ def get(name):
 
 def names():
     return sorted(_REGISTRY)
+
+
+def options(name):
+    """The names of the keyword options dataset `name`'s loader takes: its
+    arguments after `split` and `data_dir`, less private `_`-names."""
+    parameters = inspect.signature(get(name).load).parameters
+    return tuple(sorted(
+        key for key, parameter in parameters.items()
+        if key not in ("split", "data_dir") and not key.startswith("_")
+        and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+    ))
+
+
+def check_options(name, given):
+    """Raises a TypeError naming the options in `given` that dataset `name`'s
+    loader does not take."""
+    allowed = options(name)
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise TypeError(
+            f"Dataset {name!r} got unknown option(s) {unknown}; it accepts {', '.join(allowed) or 'none'}."
+        )
 
 
 def check_split(name, split):

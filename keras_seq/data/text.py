@@ -13,7 +13,6 @@ Each topic now has its own module in `keras_seq.data`:
 * `tokens`: `PAD`, `OOV`, `EOS`, vocabulary ranking and id encoding.
 * `text_files`: the files' checksums, URLs and lookup.
 * `parse_cache`: the in-memory memo of parsed files (`clear_cache`).
-* `loader_options`: checking a loader's keyword options.
 
 The datasets are registered by `conll`, `wsj_pos` and `ptb`, which
 `keras_seq.data` imports.

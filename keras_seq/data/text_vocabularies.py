@@ -6,7 +6,6 @@ in `keras_seq.data.conll`, `keras_seq.data.wsj_pos` and `keras_seq.data.ptb`
 """
 
 from keras_seq.data import conll
-from keras_seq.data import loader_options
 from keras_seq.data import ptb
 from keras_seq.data import registry
 from keras_seq.data import wsj_pos
@@ -15,11 +14,8 @@ from keras_seq.data import wsj_pos
 def vocabulary(name, data_dir=None, **options):
     """The id -> token list of dataset `name` (`lowercase` / `min_count`
     options for the labelling sets change it)."""
-    registry.get(name)
+    registry.check_options(name, options)
     if name == "conll2000_chunking":
-        loader_options.check_options(
-            name, options, ("lowercase", "min_count", "features", "vocabulary_from")
-        )
         words, _ = conll.vocabularies(
             data_dir,
             options.get("lowercase", False),
@@ -28,13 +24,11 @@ def vocabulary(name, data_dir=None, **options):
         )
         return list(words)
     if name == "wsj_pos":
-        loader_options.check_options(name, options, ("lowercase", "min_count", "train_sentences", "features"))
         words, _ = wsj_pos.vocabularies(
             data_dir, options.get("lowercase", False), options.get("min_count", 1)
         )
         return list(words)
     if name in ("ptb_word", "ptb_char"):
-        loader_options.check_options(name, options, ())
         return list(ptb.stream_vocabulary(name[4:], data_dir))
     raise ValueError(f"Dataset {name!r} is not a text dataset.")
 

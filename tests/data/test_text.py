@@ -8,7 +8,6 @@ import ast
 import pytest
 
 from keras_seq.data import conll
-from keras_seq.data import loader_options
 from keras_seq.data import load_arrays
 from keras_seq.data import parse_cache
 from keras_seq.data import ptb
@@ -22,7 +21,7 @@ from keras_seq.data import wsj_pos
 
 TEXT_NAMES = ("conll2000_chunking", "wsj_pos", "ptb_word", "ptb_char")
 TEXT_MODULES = (
-    conll, loader_options, parse_cache, ptb, text, text_files, text_vocabularies, tokens,
+    conll, parse_cache, ptb, text, text_files, text_vocabularies, tokens,
     treebank, wsj_pos,
 )
 

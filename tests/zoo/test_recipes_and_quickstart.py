@@ -300,3 +300,11 @@ def test_no_recipe_selects_on_its_training_data(shared_data_dir):
         shared = np.mean([np.asarray(x).tobytes() in training for x in valid.inputs])
         assert shared < 0.05, f"{recipe.name}: {shared:.0%} of {recipe.valid_split} is in {recipe.train_split}"
     assert any(key[0] == "conll2000_chunking" for key in checked)
+
+
+def test_every_recipes_data_options_are_options_its_dataset_takes():
+    from keras_seq.data import registry
+    from keras_seq.zoo import recipes
+
+    for name, recipe in recipes.RECIPES.items():
+        assert set(recipe.data_options) <= set(registry.options(recipe.dataset)), name
