@@ -12,7 +12,24 @@ def cache_dir():
     return os.path.join(base, "datasets", "keras_seq")
 
 
+def check_data_dir(data_dir):
+    """Raises a ValueError naming an explicit `data_dir` that is not an
+    existing folder, rather than looking elsewhere for its files."""
+    if data_dir is None:
+        return
+    if not os.path.exists(data_dir):
+        raise ValueError(
+            f"data_dir {str(data_dir)!r} does not exist; pass the folder that holds the data "
+            f"files, or leave data_dir out to use ${ENV_VAR} or the Keras cache."
+        )
+    if not os.path.isdir(data_dir):
+        raise ValueError(f"data_dir {str(data_dir)!r} is not a folder; pass the folder that holds the data files.")
+
+
 def search_dirs(data_dir=None):
+    """The folders searched, in order: an explicit `data_dir` (which must be
+    an existing folder), then $KERAS_SEQ_DATA_DIR, then the Keras cache folder."""
+    check_data_dir(data_dir)
     dirs = [data_dir, os.environ.get(ENV_VAR), cache_dir()]
     return [d for d in dirs if d]
 
@@ -28,8 +45,9 @@ def sha256(path, chunk=1 << 20):
 def find(relative_path, data_dir=None, url=None, sha256_hex=None):
     """The local path of a dataset file, downloading it if it has a URL.
 
-    Looks in `data_dir`, then `$KERAS_SEQ_DATA_DIR`, then the Keras cache
-    folder. A file found is checked against `sha256_hex` when given. A missing
+    Looks in `data_dir` (given, it must be an existing folder: ValueError
+    otherwise), then `$KERAS_SEQ_DATA_DIR`, then the Keras cache folder.
+    A file found is checked against `sha256_hex` when given. A missing
     file with a `url` is downloaded into the cache (checksum verified);
     without one, or offline, the error names the file and where to put it.
     """

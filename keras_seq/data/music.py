@@ -113,11 +113,25 @@ def notes_to_roll(steps, source):
     return roll
 
 
+def read_json(path):
+    """The contents of the JSON file at `path`; a ValueError naming the file
+    and where it stops parsing when it is corrupt or truncated."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"{path}: not valid JSON ({error.msg} at line {error.lineno}, column {error.colno}); "
+            "the file is corrupt or truncated, fetch it again."
+        ) from error
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not a UTF-8 JSON file ({error}); fetch it again.") from error
+
+
 def read_note_lists(path, split):
     """The original `.pickle` (or the JSON copy of it): {split: [[[notes]]]}."""
     if path.endswith(".json"):
-        with open(path) as f:
-            data = json.load(f)
+        data = read_json(path)
     else:
         data = safe_pickle.load(path, encoding="latin1")
     if not isinstance(data, dict) or split not in data:

@@ -68,6 +68,27 @@ def check_sequences(sequences, info):
         )
 
 
+def _is_positive_integer(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+
+
+def check_options(batch_size, max_length, bucket_boundaries, bptt):
+    """Raises a ValueError naming the first pipeline option with a bad value;
+    None, their default, is fine for all but `batch_size`."""
+    if not _is_positive_integer(batch_size):
+        raise ValueError(f"`batch_size` must be a positive integer; got {batch_size!r}.")
+    for option, value in (("max_length", max_length), ("bptt", bptt)):
+        if value is not None and not _is_positive_integer(value):
+            raise ValueError(f"`{option}` must be a positive integer (or None); got {value!r}.")
+    if bucket_boundaries is not None:
+        boundaries = list(bucket_boundaries) if isinstance(bucket_boundaries, (list, tuple, np.ndarray)) else []
+        if not boundaries or not all(map(_is_positive_integer, boundaries)) or boundaries != sorted(set(boundaries)):
+            raise ValueError(
+                "`bucket_boundaries` must be a non-empty, strictly increasing list of positive "
+                f"integers (or None for no bucketing); got {bucket_boundaries!r}."
+            )
+
+
 def make_dataset(
     sequences,
     info,
@@ -82,11 +103,10 @@ def make_dataset(
 ):
     import tensorflow as tf
 
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"`batch_size` must be a positive integer; got {batch_size!r}.")
+    check_options(batch_size, max_length, bucket_boundaries, bptt)
     check_sequences(sequences, info)
     if info.task == "next_token" and len(sequences) == 1:
-        dataset = stream_windows(sequences, batch_size, bptt or 70)
+        dataset = stream_windows(sequences, batch_size, 70 if bptt is None else bptt)
     elif info.task in ("classification", "regression"):
         dataset = tf.data.Dataset.from_tensor_slices(
             (np.stack(sequences.inputs), np.stack(sequences.targets))
@@ -153,7 +173,7 @@ def padded_batches(sequences, info, batch_size, shuffle, seed, drop_remainder, m
         tf.TensorShape((max_length,) + target_step_shape),
         tf.TensorShape((max_length,)),
     )
-    if bucket_boundaries:
+    if bucket_boundaries is not None:
         return dataset.bucket_by_sequence_length(
             element_length_func=lambda x, y, w: tf.shape(w)[0],
             bucket_boundaries=list(bucket_boundaries),

@@ -68,17 +68,22 @@ def info(name, **options):
     return dataset.info_for_options(**options) if dataset.info_for_options else dataset.info
 
 
-def info_for_features(info, column_vocabulary_sizes):
+def info_for_features(info, column_vocabulary_sizes, default="words"):
     """An `info_for_options` for loaders whose `features` option adds id columns.
 
     `column_vocabulary_sizes` maps a `features` value to the vocabulary size of
-    each column it loads; other values load `info`'s single-column inputs.
+    each column it loads; `default`, the loader's default `features`, loads
+    `info`'s single-column inputs, and any other value is a ValueError, as in
+    the loader.
     """
 
-    def info_for_options(features=None, **options):
-        sizes = column_vocabulary_sizes.get(features)
-        if sizes is None:
+    def info_for_options(features=default, **options):
+        if features == default:
             return info
+        if not isinstance(features, str) or features not in column_vocabulary_sizes:
+            accepted = " or ".join(repr(value) for value in (default, *column_vocabulary_sizes))
+            raise ValueError(f"Dataset {info.name!r}: features must be {accepted}, got {features!r}.")
+        sizes = column_vocabulary_sizes[features]
         return dataclasses.replace(info, input_shape=(len(sizes),), column_vocabulary_sizes=tuple(sizes))
 
     return info_for_options

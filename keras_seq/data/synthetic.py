@@ -76,15 +76,34 @@ def delayed_recall(n, steps, symbols, delay, seed):
     return x, y, w
 
 
+def _check_integer(dataset, option, value, minimum):
+    """Raises a ValueError naming `dataset`, `option` and `value` unless
+    `value` is an integer >= `minimum`."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"Dataset {dataset!r}: {option} must be an integer >= {minimum}; got {value!r}.")
+
+
+def _num_sequences(dataset, split, num_sequences):
+    """`num_sequences`, or the split's published size when it is None."""
+    if num_sequences is None:
+        return registry.get(dataset).info.splits[split]
+    _check_integer(dataset, "num_sequences", num_sequences, 1)
+    return int(num_sequences)
+
+
 def _adding(split, data_dir=None, steps=200, num_sequences=None):
-    n = num_sequences or {"train": 50000, "valid": 1000, "test": 1000}[split]
-    inputs, targets = adding_problem(n, steps, seed=1000 + _SPLIT_SEEDS[split])
+    registry.check_split("adding", split)
+    _check_integer("adding", "steps", steps, 2)
+    n = _num_sequences("adding", split, num_sequences)
+    inputs, targets = adding_problem(n, int(steps), seed=1000 + _SPLIT_SEEDS[split])
     return registry.Sequences(list(inputs), list(targets))
 
 
 def _copy(split, data_dir=None, delay=500, num_sequences=None, marker="repeated"):
-    n = num_sequences or {"train": 30000, "valid": 1000, "test": 6000}[split]
-    inputs, targets = copy_memory(n, delay, seed=2000 + _SPLIT_SEEDS[split], marker=marker)
+    registry.check_split("copy_memory", split)
+    _check_integer("copy_memory", "delay", delay, 1)
+    n = _num_sequences("copy_memory", split, num_sequences)
+    inputs, targets = copy_memory(n, int(delay), seed=2000 + _SPLIT_SEEDS[split], marker=marker)
     return registry.Sequences(list(inputs), list(targets))
 
 

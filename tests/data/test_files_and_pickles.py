@@ -31,6 +31,7 @@ def test_search_order_explicit_then_environment_then_cache(tmp_path, monkeypatch
 def test_missing_file_without_url_says_where_to_put_it(tmp_path, monkeypatch):
     monkeypatch.setenv("KERAS_HOME", str(tmp_path))
     monkeypatch.delenv(files.ENV_VAR, raising=False)
+    os.makedirs(tmp_path / "d")
     with pytest.raises(FileNotFoundError, match=r"nottingham/Nottingham.pickle.*Place it there"):
         files.find("nottingham/Nottingham.pickle", str(tmp_path / "d"))
 
@@ -55,6 +56,7 @@ def test_download_checks_the_checksum(tmp_path, monkeypatch):
     import hashlib
 
     good = hashlib.sha256(payload).hexdigest()
+    os.makedirs(tmp_path / "none")
     with pytest.raises(ValueError, match="Checksum mismatch"):
         files.find("x/a.bin", str(tmp_path / "none"), url="http://example/a.bin", sha256_hex="0" * 64)
     assert not os.path.exists(tmp_path / "home" / "datasets" / "keras_seq" / "x" / "a.bin")
@@ -101,3 +103,19 @@ def test_a_directory_where_the_file_belongs_is_named(tmp_path, monkeypatch):
     os.makedirs(tmp_path / "d" / "set" / "f.txt")
     with pytest.raises(IsADirectoryError, match=r"d/set/f.txt' is a directory, not the file"):
         files.find("set/f.txt", str(tmp_path / "d"), url="https://example.invalid/f.txt")
+
+
+def test_an_explicit_data_dir_must_be_an_existing_folder(tmp_path, monkeypatch):
+    env = tmp_path / "env"
+    os.makedirs(env / "set")
+    (env / "set" / "f.txt").write_text("found by the fallback")
+    monkeypatch.setenv(files.ENV_VAR, str(env))
+    with pytest.raises(ValueError, match=r"data_dir '.*/missing' does not exist"):
+        files.find("set/f.txt", str(tmp_path / "missing"))
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(ValueError, match=r"data_dir '.*/a_file' is not a folder"):
+        files.find("set/f.txt", str(tmp_path / "a_file"))
+    with pytest.raises(ValueError, match=r"data_dir '' does not exist"):
+        files.find("set/f.txt", "")
+    with pytest.raises(ValueError, match=r"data_dir '.*/missing' does not exist"):
+        data.load_arrays("ptb_char", "valid", data_dir=str(tmp_path / "missing"))

@@ -46,6 +46,16 @@ def test_json_and_pickle_formats_equal_the_mat_file(shared_data_dir, tmp_path):
     assert all(np.array_equal(a, b) for a, b in zip(mat, from_pickle))
 
 
+def test_corrupt_json_names_the_file(shared_data_dir, tmp_path):
+    with open(os.path.join(shared_data_dir, "jsb_chorales", "jsb-chorales-quarter.json"), "rb") as f:
+        text = f.read()
+    os.makedirs(tmp_path / "jsb_chorales")
+    (tmp_path / "jsb_chorales" / "jsb-chorales-quarter.json").write_bytes(text[: len(text) // 2])
+    with pytest.raises(ValueError, match=r"jsb-chorales-quarter\.json: not valid JSON .*corrupt or truncated") as caught:
+        music.piano_rolls("jsb_chorales", "test", str(tmp_path), source="json")
+    assert isinstance(caught.value.__cause__, json.JSONDecodeError)
+
+
 def test_note_outside_the_piano_is_an_error():
     with pytest.raises(ValueError, match="MIDI note 120"):
         music.notes_to_roll([[60], [120]], "example.pickle")

@@ -69,6 +69,26 @@ def test_stream_windows_continue_row_by_row():
     np.testing.assert_array_equal(windows[0][1], windows[0][0] + 1)
 
 
+@pytest.mark.parametrize("options, message", [
+    ({"bptt": 0}, r"`bptt` must be a positive integer \(or None\); got 0\."),
+    ({"bptt": -5}, r"`bptt` must be a positive integer \(or None\); got -5\."),
+    ({"bptt": 2.5}, r"`bptt` must be a positive integer \(or None\); got 2\.5"),
+    ({"max_length": 0}, r"`max_length` must be a positive integer \(or None\); got 0\."),
+    ({"bucket_boundaries": []}, r"`bucket_boundaries` must be a non-empty, strictly increasing .*got \[\]"),
+    ({"bucket_boundaries": [8, 4]}, r"`bucket_boundaries` .* got \[8, 4\]"),
+])
+def test_pipeline_options_that_are_falsy_or_out_of_range_are_named(options, message):
+    stream = np.arange(1001, dtype="int32")
+    info = DatasetInfo("lm", "lm", "next_token", {}, (), "int32", 2000, "test", vocabulary_size=2000)
+    with pytest.raises(ValueError, match=message):
+        pipeline.make_dataset(Sequences([stream[:-1]], [stream[1:]]), info, batch_size=4, **options)
+
+
+def test_load_refuses_bptt_zero_instead_of_the_default(shared_data_dir):
+    with pytest.raises(ValueError, match=r"`bptt` must be a positive integer \(or None\); got 0\."):
+        data.load("ptb_char", "valid", data_dir=shared_data_dir, bptt=0)
+
+
 def test_checks_name_bad_batches():
     bad = toy_sequences()
     bad.inputs[1][0, 0] = np.nan

@@ -29,3 +29,14 @@ def test_an_unknown_option_is_named_with_the_options_taken(call):
 def test_a_loader_without_options_says_so():
     with pytest.raises(TypeError, match=r"Dataset 'ptb_word' got unknown option\(s\) \['lowercase'\]; it accepts none"):
         data.load_arrays("ptb_word", "valid", "/nonexistent", lowercase=True)
+
+
+@pytest.mark.parametrize("name, features, message", [
+    ("conll2000_chunking", "pos", r"Dataset 'conll2000_chunking': features must be 'words' or 'words\+pos', got 'pos'\."),
+    ("conll2000_chunking", None, r"features must be 'words' or 'words\+pos', got None\."),
+    ("wsj_pos", "lexical", r"Dataset 'wsj_pos': features must be 'words' or 'words\+lexical', got 'lexical'\."),
+])
+def test_info_refuses_the_features_the_loader_refuses(name, features, message):
+    with pytest.raises(ValueError, match=message):
+        data.info(name, features=features)
+    assert data.info(name, features="words") is data.info(name)
