@@ -74,10 +74,12 @@ def _with_settings(name, pairs, data_pairs=None):
     settings = assignments.parse(pairs, "--set")
     # A builder taking `**arguments` (the n-gram counts) reads the recipe's.
     allowed = set(recipe.model) | (registry.builder_arguments(recipe.builder) or set())
-    for key in settings:
+    for key, value in settings.items():
         if key not in allowed:
             raise ValueError(f"--set {key}: recipe {name!r} (builder {recipe.builder!r}) has no model argument "
                              f"{key!r}; it takes {', '.join(sorted(allowed))}.")
+        if key in recipe.model:
+            _check_setting_kind(name, key, recipe.model[key], value)
     data_settings = assignments.parse(data_pairs, "--set-data")
     options = data_registry.options(recipe.dataset)
     for key in data_settings:
@@ -86,7 +88,31 @@ def _with_settings(name, pairs, data_pairs=None):
                              f"it takes {', '.join(options) or 'none'}.")
     return dataclasses.replace(recipe, name=results.run_name(name, {**settings, **data_settings}),
                                model={**recipe.model, **settings},
+                               quick_model={k: v for k, v in recipe.quick_model.items() if k not in settings},
                                data_options={**recipe.data_options, **data_settings})
+
+
+# The type of a recipe's model argument -> the types a `--set` value for it
+# may have, and their name in the error.
+_SETTING_KINDS = (
+    (bool, (bool,), "True or False"),
+    (int, (int,), "an integer"),
+    (float, (int, float), "a number"),
+    (str, (str,), "a string"),
+    ((tuple, list), (tuple, list), "a tuple or list"),
+)
+
+
+def _check_setting_kind(name, key, default, value):
+    """Refuses a `--set key=value` whose value is not of the kind of the
+    recipe's own value `default` (a bool is no number); a kind not in
+    _SETTING_KINDS (None) takes anything."""
+    for kind, accepted, described in _SETTING_KINDS:
+        if isinstance(default, kind):
+            if not isinstance(value, accepted) or (isinstance(value, bool) and bool not in accepted):
+                raise ValueError(f"--set {key}: recipe {name!r} takes {described} (its value is {default!r}); "
+                                 f"got {value!r}.")
+            return
 
 
 def _train(args):

@@ -19,7 +19,8 @@ def load_model(path, **kwargs):
 
     Raises:
         FileNotFoundError: no file at `path` (a directory is named as one).
-        ValueError: the file names classes that are not registered here
+        ValueError: the file is not a `.keras` archive (not a zip, or a zip
+            without config.json); or it names classes that are not registered here
             (saved by a newer keras-seq, or by code defining its own
             layers): the error lists them, with the keras-seq classes this
             version has.
@@ -47,8 +48,7 @@ def load_model(path, **kwargs):
 def unknown_classes(path, custom_objects=None):
     """The registered names (`package>Class`) in the file's config that
     neither Keras' registry nor `custom_objects` resolves, sorted."""
-    with zipfile.ZipFile(path) as archive:
-        config = json.loads(archive.read("config.json"))
+    config = _config(path)
     registered = set(keras.saving.get_custom_objects()) | set(custom_objects or ())
     names = set()
     _collect(config, names)
@@ -57,6 +57,22 @@ def unknown_classes(path, custom_objects=None):
         if name not in registered and name.split(">")[-1] not in registered
         and keras.saving.get_registered_object(name, custom_objects) is None
     )
+
+
+def _config(path):
+    """The model config of the `.keras` archive at `path`; a ValueError
+    naming the file where it is not one."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            text = archive.read("config.json")
+    except zipfile.BadZipFile as error:
+        raise ValueError(f"{path}: not a .keras model archive ({error})") from error
+    except KeyError as error:
+        raise ValueError(f"{path}: not a .keras model archive (a zip without config.json)") from error
+    try:
+        return json.loads(text)
+    except ValueError as error:  # json.JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path}: not a .keras model archive (its config.json is not JSON: {error})") from error
 
 
 def _collect(node, names):

@@ -25,6 +25,20 @@ USER_ERRORS = [
     (["train", "ocr_ms_lstm", "--set", "unit=50"], "--set unit: recipe 'ocr_ms_lstm' (builder 'labelling_model') "
                                                    "has no model argument 'unit'; it takes"),
     (["train", "ocr_ms_lstm", "--set", "units"], "--set takes ARGUMENT=VALUE pairs; got 'units'"),
+    (["train", "conll2000_lstm", "--set", "units=abc"],
+     "--set units: recipe 'conll2000_lstm' takes an integer (its value is 100); got 'abc'."),
+    (["train", "conll2000_lstm", "--set", "units=True"],
+     "--set units: recipe 'conll2000_lstm' takes an integer (its value is 100); got True."),
+    (["train", "jsb_chorales_lmn_b", "--set", "memory_units=0.5"],
+     "--set memory_units: recipe 'jsb_chorales_lmn_b' takes an integer (its value is 100); got 0.5."),
+    (["train", "jsb_chorales_trellisnet", "--set", "dropout=high"],
+     "--set dropout: recipe 'jsb_chorales_trellisnet' takes a number (its value is 0."),
+    (["train", "ptb_char_trellisnet", "--set", "stateful=1"],
+     "--set stateful: recipe 'ptb_char_trellisnet' takes True or False (its value is True); got 1."),
+    (["train", "ocr_ms_conv", "--set", "widths=3"],
+     "--set widths: recipe 'ocr_ms_conv' takes a tuple or list (its value is (3, 5)); got 3."),
+    (["train", "ocr_ms_lstm", "--set", "kind=3"], "--set kind: recipe 'ocr_ms_lstm' takes a string (its value "
+                                                  "is 'lstm'); got 3."),
     (["train", "ocr_ms_lstm", "ocr_ms_gru", "--set", "units=50"], "--set changes one recipe; name one"),
     (["train", "ocr_cv_lstm", "--set-data", "folds=3"], "--set-data folds: dataset 'ocr_letters' has no option "
                                                         "'folds'; it takes fold, protocol"),
@@ -98,6 +112,26 @@ def test_set_trains_the_recipe_with_changed_arguments_under_its_own_name(shared_
     record = json.load(open(tmp_path / "ocr_ms_lstm+dropout=0.5,l2=0.0001" / "seed-0-quick" / "record.json"))
     assert (record["model"]["dropout"], record["model"]["l2"]) == (0.5, 1e-4)
     assert not (tmp_path / "ocr_ms_lstm").exists()
+
+
+def test_set_takes_an_integer_for_a_number_and_drops_the_quick_size_it_sets():
+    from keras_seq import cli
+
+    recipe = cli._with_settings("jsb_chorales_trellisnet", ["dropout=0", "hidden_units=12"])
+    assert recipe.model["dropout"] == 0 and recipe.model["hidden_units"] == 12
+    assert "hidden_units" not in recipe.quick_model and recipe.quick_model["output_units"] == 4
+
+
+def test_set_wins_over_the_quick_model_sizes(shared_data_dir, tmp_path, capsys):
+    import json
+
+    from keras_seq import cli
+
+    cli.main(["train", "ocr_ms_lstm", "--quick", "--set", "units=5", "--data-dir", shared_data_dir,
+              "--output", str(tmp_path)])
+    assert "| ocr_ms_lstm+units=5 (quick) |" in capsys.readouterr().out
+    record = json.load(open(tmp_path / "ocr_ms_lstm+units=5" / "seed-0-quick" / "record.json"))
+    assert record["model"]["units"] == 5
 
 
 def test_set_data_trains_on_the_changed_dataset_options_under_its_own_name(shared_data_dir, tmp_path, capsys):
