@@ -117,15 +117,12 @@ def pretrain_lmn(
         training (and validation) data (`"unrolled"` / `"pretrained"`
         dicts), plus the fitted `autoencoder` and `unrolled_model`.
     """
-    inputs, lengths = as_padded(train_sequences)
-    targets, target_lengths = as_padded(train_targets)
-    if not np.array_equal(lengths, target_lengths):
-        raise ValueError(
-            "`train_targets` must have one (T_i, o) array per sequence, with "
-            f"the same lengths; got lengths {lengths.tolist()} and "
-            f"{target_lengths.tolist()}."
-        )
+    inputs, lengths, targets = _checked_pairs("train", train_sequences, train_targets)
     input_dim, output_dim = inputs.shape[-1], targets.shape[-1]
+    if validation_data is not None:  # checked now, not after the pretraining
+        if not isinstance(validation_data, (list, tuple)) or len(validation_data) != 2:
+            raise ValueError("`validation_data` must be a pair (sequences, targets).")
+        _checked_pairs("validation", *validation_data, input_dim, output_dim)
 
     # Step 1: the unrolled network.
     unrolled = unrolled_network(input_dim, output_dim, units, window, activation)
@@ -176,6 +173,39 @@ def pretrain_lmn(
             predict_sequences(model, sequences), split_targets
         )
     return model, report
+
+
+def _checked_pairs(split, sequences, targets, input_dim=None, output_dim=None):
+    """The padded inputs, their lengths and the padded targets of one split,
+    after checking that they align and that the targets lie in [0, 1] (the
+    binary cross-entropy the unrolled network trains on)."""
+    inputs, lengths = _padded(split, "sequences", sequences)
+    padded_targets, target_lengths = _padded(split, "targets", targets)
+    if not np.array_equal(lengths, target_lengths):
+        raise ValueError(
+            f"The {split} targets must have one (T_i, o) array per sequence, with "
+            f"the same lengths; got lengths {lengths.tolist()} and "
+            f"{target_lengths.tolist()}."
+        )
+    for what, array, expected in (("sequences", inputs, input_dim), ("targets", padded_targets, output_dim)):
+        if expected is not None and array.shape[-1] != expected:
+            raise ValueError(
+                f"The {split} {what} have {array.shape[-1]} features per step; the training "
+                f"{what} have {expected}."
+            )
+    if padded_targets.min() < 0 or padded_targets.max() > 1:
+        raise ValueError(
+            f"The {split} targets must lie in [0, 1] (binary frames); got values in "
+            f"[{padded_targets.min():g}, {padded_targets.max():g}]."
+        )
+    return inputs, lengths, padded_targets
+
+
+def _padded(split, what, arrays):
+    try:
+        return as_padded(arrays)
+    except ValueError as error:
+        raise ValueError(f"The {split} {what}: {error}") from None
 
 
 def lmn_from_unrolled(unrolled, autoencoder, memory_units):

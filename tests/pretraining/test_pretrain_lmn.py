@@ -108,6 +108,29 @@ def test_misaligned_targets(rng):
         pretrain_lmn(rolls, targets[::-1], units=2, memory_units=4, window=2, epochs=0)
 
 
+@pytest.mark.parametrize("bad,message", [
+    (lambda rolls, targets: (rolls, [t[:-1] for t in targets]), r"The validation targets must have one .*same lengths"),
+    (lambda rolls, targets: ([r[:, :4] for r in rolls], [t[:, :4] for t in targets]),
+     r"The validation sequences have 4 features per step; the training sequences have 5"),
+    (lambda rolls, targets: (rolls, [2 * t for t in targets]), r"The validation targets must lie in \[0, 1\].*\[0, 2\]"),
+    (lambda rolls, targets: (rolls, [t * np.nan for t in targets]), r"The validation targets: Sequences contain NaN"),
+    (lambda rolls, targets: rolls, r"`validation_data` must be a pair"),
+])
+def test_bad_validation_data_is_refused_before_the_pretraining(rng, monkeypatch, bad, message):
+    import keras_seq.pretraining.lmn as lmn
+
+    rolls, targets = piano_rolls(rng)
+    monkeypatch.setattr(lmn, "unrolled_network", lambda *a, **k: pytest.fail("pretraining started"))
+    with pytest.raises(ValueError, match=message):
+        pretrain_lmn(rolls, targets, units=2, memory_units=4, window=2, validation_data=bad(rolls, targets))
+
+
+def test_training_targets_outside_0_1_are_refused(rng):
+    rolls, targets = piano_rolls(rng)
+    with pytest.raises(ValueError, match=r"The train targets must lie in \[0, 1\] \(binary frames\); got values in \[-1, 1\]"):
+        pretrain_lmn(rolls, [2 * t - 1 for t in targets], units=2, memory_units=4, window=2, epochs=0)
+
+
 def test_fine_tune_reports_and_plots_fig4(tmp_path):
     from keras_seq.pretraining import fine_tune
     from keras_seq.pretraining import plot_report
