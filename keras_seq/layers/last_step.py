@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from keras_seq.layers import validation
+
 
 def last_real_step(sequences, mask=None):
     """`sequences[:, t]` at each row's last step that `mask` keeps
@@ -48,6 +50,10 @@ class LastStep(keras.layers.Layer):
         self.supports_masking = True
 
     def call(self, sequences, mask=None):
+        if len(sequences.shape) < 2:
+            raise ValueError(f"LastStep inputs must have shape (batch, time, ...); got shape {tuple(sequences.shape)}.")
+        if mask is not None:
+            validation.step_mask(mask, sequences.shape)
         return last_real_step(sequences, mask)
 
     def compute_mask(self, sequences, mask=None):

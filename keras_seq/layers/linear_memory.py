@@ -368,6 +368,7 @@ class LMN(CarriedOutputRNN):
     def build(self, sequences_shape, initial_state_shape=None):
         validation.rank("LMN inputs", sequences_shape, 3, "(batch, time, features)")
         super().build(sequences_shape, initial_state_shape)
+        self.input_spec = keras.layers.InputSpec(ndim=3, axes={-1: sequences_shape[-1]})
 
     @property
     def units(self):

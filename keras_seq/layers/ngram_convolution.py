@@ -16,6 +16,8 @@ Both read the Keras mask (from `Embedding(mask_zero=True)` or `Masking`).
 import keras
 from keras import ops
 
+from keras_seq.layers import validation
+
 
 def _zero_padded_steps(inputs, mask):
     """`inputs` with every step where `mask` is False set to zero."""
@@ -57,8 +59,11 @@ class NgramConvolution(keras.layers.Layer):
     def __init__(self, filters, widths=(3, 5), activation="relu", kernel_initializer="glorot_uniform",
                  kernel_regularizer=None, **kwargs):
         super().__init__(**kwargs)
-        if not widths or any(int(w) < 1 for w in widths):
-            raise ValueError(f"`widths` must be positive integers; got {widths!r}.")
+        validation.positive_int("filters", filters)
+        if not widths:
+            raise ValueError(f"`widths` must be a non-empty sequence of positive integers; got {widths!r}.")
+        for width in widths:
+            validation.positive_int("widths", width)
         self.filters = int(filters)
         self.widths = tuple(int(w) for w in widths)
         self.activation = keras.activations.get(activation)
@@ -75,10 +80,12 @@ class NgramConvolution(keras.layers.Layer):
         self.supports_masking = True
 
     def build(self, input_shape):
+        validation.rank("NgramConvolution inputs", input_shape, 3, "(batch, time, features)")
         for convolution in self.convolutions:
             convolution.build(input_shape)
 
     def call(self, inputs, mask=None):
+        mask = validation.sequence_mask("NgramConvolution inputs", inputs, mask)
         inputs = _zero_padded_steps(inputs, mask)
         outputs = ops.concatenate([convolution(inputs) for convolution in self.convolutions], axis=-1)
         return _zero_padded_steps(outputs, mask)
@@ -127,6 +134,7 @@ class MaskedGlobalMaxPooling1D(keras.layers.Layer):
         self.supports_masking = True
 
     def call(self, inputs, mask=None):
+        mask = validation.sequence_mask("MaskedGlobalMaxPooling1D inputs", inputs, mask)
         if mask is None:
             return ops.max(inputs, axis=1)
         real = ops.expand_dims(ops.cast(mask, "bool"), axis=-1)

@@ -570,6 +570,7 @@ class SCRBM(CarriedOutputRNN):
     def build(self, sequences_shape, labels_shape=None, initial_state_shape=None):
         validation.rank("SCRBM inputs", sequences_shape, 3, "(batch, time, features)")
         super().build(sequences_shape, initial_state_shape)
+        self.input_spec = keras.layers.InputSpec(ndim=3, axes={-1: self.cell.input_dim})
 
     def compute_output_shape(
         self, sequences_shape, labels_shape=None, initial_state_shape=None
@@ -672,7 +673,7 @@ class SCRBM(CarriedOutputRNN):
             failed = validation.label_values(labels, num_classes, mask)
         if len(labels.shape) == 2:
             labels = ops.one_hot(ops.cast(labels, "int32"), num_classes)
-        return validation.poison(ops.cast(labels, sequences.dtype), failed)
+        return validation.poison(ops.cast(labels, self.compute_dtype), failed)
 
     @property
     def units(self):

@@ -313,6 +313,7 @@ class TrellisBlock(keras.layers.Layer):
                 f"{tuple(sequences_shape)}."
             )
         self.input_dim = int(sequences_shape[-1])
+        self.input_spec = keras.layers.InputSpec(ndim=3, axes={-1: self.input_dim})
         width = 4 * self.hidden_units
         k = self.kernel_size
         self.input_kernel = self.add_weight(

@@ -141,6 +141,32 @@ def label_values(labels, num_classes, mask=None):
     return failed
 
 
+def id_values(what, ids, sizes):
+    """Checks that the token ids `ids` are integers in `[0, sizes)`, where
+    `sizes` is one vocabulary size or one per column of the last axis.
+
+    As `label_values`: eager values raise a `ValueError` naming the first
+    bad id, its position and its range, and return None; in traced code the
+    check runs with the step and this returns the scalar boolean tensor
+    "ids are invalid", for `poison`."""
+    bounds = np.asarray(sizes)
+    values = _concrete(ids)
+    if values is not None:
+        bad = _bad_label_steps(np, values, bounds, ids=True)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            size = bounds[index[-1]] if bounds.ndim else bounds
+            column = f" (column {index[-1]})" if bounds.ndim else ""
+            raise ValueError(
+                f"{what} must be integers in [0, {size}){column}; got {values[index]!r} at {index}."
+            )
+        return None
+    failed = ops.any(_bad_label_steps(ops, ids, ops.convert_to_tensor(bounds, ids.dtype), ids=True))
+    bound = f"{bounds}" if not bounds.ndim else f"its column's size) (sizes {bounds.tolist()}"
+    _raise_at_run_time(failed, f"{what} must be integers in [0, {bound}); got other values.")
+    return failed
+
+
 def poison(tensor, failed):
     """`tensor` (floating), or NaN everywhere when `failed` (a scalar boolean
     tensor from `label_values`, or None) holds, on TensorFlow, where an

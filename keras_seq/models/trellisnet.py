@@ -368,6 +368,11 @@ class TrellisNet(keras.Model):
         # output carries it on only while it keeps the time axis.
         self.supports_masking = True
 
+    def call(self, inputs, training=None, mask=None, **kwargs):
+        if self.vocab_size is not None and not isinstance(inputs, keras.KerasTensor):
+            validation.id_values("TrellisNet token ids", inputs, self.vocab_size)
+        return super().call(inputs, training=training, mask=mask, **kwargs)
+
     def compute_mask(self, inputs, mask=None):
         if mask is None or not self.return_sequences:
             return None

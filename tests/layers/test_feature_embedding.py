@@ -74,6 +74,19 @@ def test_bad_arguments_and_shapes_are_named():
         FeatureEmbedding(DIMS, 4)(np.zeros((2, 4, 2), "int32"))
 
 
+@pytest.mark.parametrize("bad,message", [
+    (((0, 1), 7), r"\[0, 3\) \(column 1\); got .*7.* at \(0, 1, 1\)"),  # a valid row of column 2's table
+    (((1, 0), -1), r"\[0, 7\) \(column 0\); got .*-1.* at \(1, 0, 0\)"),
+    (((0, 2), 1.5), r"\[0, 5\) \(column 2\); got .*1\.5.* at \(0, 2, 2\)"),
+])
+def test_ids_outside_their_columns_range_are_named(rng, bad, message):
+    (row, step), value = bad
+    ids = _ids(rng).astype("float32")
+    ids[row, step, {7: 1, -1: 0, 1.5: 2}[value]] = value
+    with pytest.raises(ValueError, match="FeatureEmbedding ids must be integers in " + message):
+        FeatureEmbedding(DIMS, 4)(ids)
+
+
 def test_config_round_trip_and_saving(tmp_path, rng):
     x = keras.Input((None, 3), dtype="int32")
     model = keras.Model(x, keras.layers.Dense(2)(FeatureEmbedding(DIMS, 4, mask_zero=True, name="features")(x)))

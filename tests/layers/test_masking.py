@@ -10,6 +10,9 @@ import pytest
 
 from keras_seq.layers import LMN
 from keras_seq.layers import SCRBM
+from keras_seq.layers import LastStep
+from keras_seq.layers import MaskedGlobalMaxPooling1D
+from keras_seq.layers import NgramConvolution
 from keras_seq.layers import TrellisBlock
 from keras_seq.models import TrellisNet
 
@@ -132,10 +135,39 @@ def test_sequences_of_length_zero_are_refused(make):
 
 @pytest.mark.parametrize(
     "make",
-    [lambda: SCRBM(4, 3), lambda: LMN(4, 5), lambda: trellis_block(4)],
-    ids=["SCRBM", "LMN", "TrellisBlock"],
+    [lambda: SCRBM(4, 3), lambda: LMN(4, 5), lambda: trellis_block(4), lambda: LastStep(),
+     lambda: MaskedGlobalMaxPooling1D(), lambda: NgramConvolution(2)],
+    ids=["SCRBM", "LMN", "TrellisBlock", "LastStep", "MaskedGlobalMaxPooling1D", "NgramConvolution"],
 )
 def test_mask_of_the_wrong_shape_is_refused(rng, make):
     x = rng.normal(size=(2, 5, 4)).astype("float32")
     with pytest.raises(ValueError, match=r"`mask` must have shape \(batch, time\) = \(2, 5\); got \(2, 4\)"):
         make()(x, mask=np.ones((2, 4), bool))
+    with pytest.raises(ValueError, match=r"`mask` must have shape \(batch, time\) = \(2, 5\); got \(2, 8\)"):
+        make()(x, mask=np.ones((2, 8), bool))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: SCRBM(4, 3), lambda: LMN(4, 5), lambda: TrellisBlock(8, 3, num_levels=2)],
+    ids=["SCRBM", "LMN", "TrellisBlock"],
+)
+def test_a_built_layer_refuses_another_feature_size(rng, make):
+    layer = make()
+    layer(rng.normal(size=(2, 5, 3)).astype("float32"))
+    with pytest.raises(ValueError, match=r"expected axis -1 of input shape to have value 3, but received input with "
+                                         r"shape \(2, 5, 4\)"):
+        layer(rng.normal(size=(2, 5, 4)).astype("float32"))
+
+
+def test_sequence_layers_refuse_inputs_without_a_time_axis():
+    with pytest.raises(ValueError, match=r"LastStep inputs must have shape \(batch, time, \.\.\.\); got shape \(4,\)"):
+        LastStep()(np.zeros((4,), "float32"))
+    with pytest.raises(ValueError, match=r"MaskedGlobalMaxPooling1D inputs must have rank 3 .*got shape \(4, 7\)"):
+        MaskedGlobalMaxPooling1D()(np.zeros((4, 7), "float32"))
+    with pytest.raises(ValueError, match=r"NgramConvolution inputs must have rank 3 .*got shape \(4, 7\)"):
+        NgramConvolution(2)(np.zeros((4, 7), "float32"))
+    with pytest.raises(ValueError, match=r"`widths` must be an integer >= 1; got 2.5"):
+        NgramConvolution(2, widths=(2.5,))
+    with pytest.raises(ValueError, match=r"`filters` must be an integer >= 1; got 2.7"):
+        NgramConvolution(2.7)

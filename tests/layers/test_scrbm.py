@@ -397,6 +397,18 @@ def test_bad_labels(rng):
         layer(x, labels=np.zeros((2,), "int32"))
 
 
+def test_integer_inputs_keep_soft_labels(rng):
+    """Labels are read in the layer's compute dtype, not the inputs' (integer
+    features once cast soft labels of 1/3 to 0)."""
+    x = rng.integers(0, 3, size=(2, 5, 3)).astype("int32")
+    soft = np.full((2, 5, 3), 1 / 3, "float32")
+    one_hot = np.eye(3, dtype="float32")[np.zeros((2, 5), "int32")]
+    layer = SCRBM(4, 3)
+    from_ints = keras.ops.convert_to_numpy(layer(x, labels=soft))
+    np.testing.assert_allclose(from_ints, keras.ops.convert_to_numpy(layer(x.astype("float32"), labels=soft)), rtol=1e-6, atol=1e-7)
+    assert np.abs(from_ints - keras.ops.convert_to_numpy(layer(x, labels=one_hot))).max() > 1e-4
+
+
 def test_teacher_forcing_cell_needs_label_columns():
     cell = SCRBMCell(4, 3, teacher_forcing=True)
     with pytest.raises(ValueError, match="num_classes=3 one-hot label columns"):

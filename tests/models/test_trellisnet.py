@@ -113,6 +113,14 @@ def test_bad_arguments():
         deep_supervision("mse", -1)
 
 
+@pytest.mark.parametrize("bad", [10, -1])
+def test_token_ids_outside_the_vocabulary_are_named(bad):
+    model = TrellisNet(8, 4, 2, vocab_size=10, embedding_dim=4)
+    assert keras.ops.convert_to_numpy(model(np.array([[1, 2, 9]]))).shape == (1, 3, 10)
+    with pytest.raises(ValueError, match=rf"TrellisNet token ids must be integers in \[0, 10\); got .*{bad}.* at \(0, 2\)"):
+        model(np.array([[1, 2, bad]]))
+
+
 # ---------------------------------------------------------------------------
 # Embedding dropout, mixture of softmaxes, stateful language models
 # ---------------------------------------------------------------------------
