@@ -13,6 +13,7 @@ def adding_problem(n, steps, seed):
     """Inputs (n, steps, 2): random values in [0, 1) and a marker channel
     with exactly two ones; target: the sum of the two marked values.
     Predicting the mean (1.0) gives an MSE of about 0.167."""
+    _check_integer("adding", "steps", steps, 2)
     rng = np.random.default_rng(seed)
     values = rng.random((n, steps), dtype="float32")
     markers = np.zeros((n, steps), dtype="float32")
@@ -38,6 +39,8 @@ def copy_memory(n, delay, seed, length=10, marker="repeated"):
     """
     if marker not in ("repeated", "single"):
         raise ValueError(f'copy_memory marker must be "repeated" or "single"; got {marker!r}.')
+    _check_integer("copy_memory", "delay", delay, 1)
+    _check_integer("copy_memory", "length", length, 1)
     rng = np.random.default_rng(seed)
     steps = delay + 2 * length
     digits = rng.integers(1, 9, (n, length))
@@ -93,17 +96,15 @@ def _num_sequences(dataset, split, num_sequences):
 
 def _adding(split, data_dir=None, steps=200, num_sequences=None):
     registry.check_split("adding", split)
-    _check_integer("adding", "steps", steps, 2)
     n = _num_sequences("adding", split, num_sequences)
-    inputs, targets = adding_problem(n, int(steps), seed=1000 + _SPLIT_SEEDS[split])
+    inputs, targets = adding_problem(n, steps, seed=1000 + _SPLIT_SEEDS[split])
     return registry.Sequences(list(inputs), list(targets))
 
 
 def _copy(split, data_dir=None, delay=500, num_sequences=None, marker="repeated"):
     registry.check_split("copy_memory", split)
-    _check_integer("copy_memory", "delay", delay, 1)
     n = _num_sequences("copy_memory", split, num_sequences)
-    inputs, targets = copy_memory(n, int(delay), seed=2000 + _SPLIT_SEEDS[split], marker=marker)
+    inputs, targets = copy_memory(n, delay, seed=2000 + _SPLIT_SEEDS[split], marker=marker)
     return registry.Sequences(list(inputs), list(targets))
 
 

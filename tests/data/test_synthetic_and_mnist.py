@@ -55,6 +55,15 @@ def test_synthetic_options_out_of_range_are_named(name, options, message):
         data.load_arrays(name, "valid", **options)
 
 
+def test_the_public_generators_check_their_sizes_too():
+    with pytest.raises(ValueError, match=r"Dataset 'copy_memory': delay must be an integer >= 1; got 0\."):
+        synthetic.copy_memory(4, 0, seed=0)
+    with pytest.raises(ValueError, match=r"Dataset 'copy_memory': length must be an integer >= 1; got 0\."):
+        synthetic.copy_memory(4, 5, seed=0, length=0)
+    with pytest.raises(ValueError, match=r"Dataset 'adding': steps must be an integer >= 2; got 1\."):
+        synthetic.adding_problem(4, 1, seed=0)
+
+
 @pytest.mark.parametrize("name", ["adding", "copy_memory"])
 def test_synthetic_unknown_split_is_named(name):
     with pytest.raises(ValueError, match=rf"Dataset '{name}' has no split 'tarin'"):
