@@ -105,7 +105,13 @@ def make_dataset(
 
     check_options(batch_size, max_length, bucket_boundaries, bptt)
     check_sequences(sequences, info)
-    if info.task == "next_token" and len(sequences) == 1:
+    stream = info.task == "next_token" and len(sequences) == 1
+    if bptt is not None and not stream:
+        raise ValueError(
+            f"`bptt` cuts one token stream (a next_token dataset of one sequence) into windows; "
+            f"{info.name!r} is a {info.task} dataset of {len(sequences)} sequences (got bptt={bptt!r})."
+        )
+    if stream:
         dataset = stream_windows(sequences, batch_size, 70 if bptt is None else bptt)
     elif info.task in ("classification", "regression"):
         dataset = tf.data.Dataset.from_tensor_slices(

@@ -127,3 +127,11 @@ def test_load_jsb_batches(shared_data_dir):
         assert x.shape[-1] == 88 and x.dtype == "float32"
         total += int(w.numpy().sum())
     assert total == 4602 - 76  # one target fewer than frames per chorale
+
+
+def test_bptt_is_refused_where_there_is_no_stream_to_cut(shared_data_dir):
+    import keras_seq.data as data
+
+    with pytest.raises(ValueError, match=r"`bptt` cuts one token stream .*'jsb_chorales' is a next_frame dataset of "
+                                         r"\d+ sequences \(got bptt=35\)"):
+        data.load("jsb_chorales", "valid", data_dir=shared_data_dir, bptt=35)
