@@ -868,8 +868,10 @@ def test_bad_inputs():
         layer(x, initial_state=[np.zeros((2, 4), "float32"), np.zeros((3, 4), "float32")])
     with pytest.raises(ValueError, match=r"\[h_0, c_0\]"):
         layer(x, initial_state=np.zeros((2, 4), "float32"))
-    with pytest.raises(ValueError, match="rank 3"):
+    with pytest.raises(ValueError, match=r"expected ndim=3, found ndim=4"):  # built: Keras' input spec
         layer(np.zeros((2, 5, 3, 1), "float32"))
+    with pytest.raises(ValueError, match="rank 3"):
+        TrellisBlock(4, 2, 2)(np.zeros((2, 5, 3, 1), "float32"))
 
 
 # ---------------------------------------------------------------------------
