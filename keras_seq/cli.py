@@ -373,6 +373,9 @@ USER_ERRORS = (ValueError, FileExistsError, FileNotFoundError, NotADirectoryErro
                PermissionError)
 
 
+RESUMABLE = frozenset({"train", "compare", "results", "select", "tune"})  # they checkpoint every epoch
+
+
 def main(argv=None):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TensorFlow's C++ start-up lines
     parser = _parser()
@@ -389,6 +392,12 @@ def main(argv=None):
         sys.exit(2)
     except BrokenPipeError:  # e.g. `keras-seq list | head`
         sys.stderr.close()
+    except KeyboardInterrupt:
+        if os.environ.get("KERAS_SEQ_TRACEBACK") or argv is not None:
+            raise
+        kept = " Finished epochs are kept: rerun the same command to resume." if args.command in RESUMABLE else ""
+        print(f"\nkeras-seq {args.command}: interrupted.{kept}", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import keras_tuner as kt
 
 from keras_seq.layers import validation
 from keras_seq.tuning import spaces
+from keras_seq.zoo import callbacks as zoo_callbacks
 from keras_seq.zoo import registry
 from keras_seq.zoo import recipes as zoo_recipes
 from keras_seq.zoo import train
@@ -85,6 +86,7 @@ class RecipeHyperModel(kt.HyperModel):
         self.epochs = epochs or (1 if quick else recipe.epochs)
         self.objective = kt.Objective(f"predictor_{recipe.monitor}", recipe.monitor_mode)
         self._data = None
+        self._order = zoo_callbacks.ShuffleEpoch()  # every trial sees the same batches in epoch k
         self._built = None
         self._check_builder_arguments()
 
@@ -134,7 +136,8 @@ class RecipeHyperModel(kt.HyperModel):
         the zoo's pipelines, made once per hypermodel."""
         if self._data is None:
             recipe = self.recipe
-            training = train.recipe_dataset(recipe, recipe.train_split, self.data_dir, self.quick, shuffle=True, seed=self.seed)
+            training = train.recipe_dataset(recipe, recipe.train_split, self.data_dir, self.quick, shuffle=True,
+                                            seed=self.seed, epoch=self._order.epoch)
             valid = train.recipe_dataset(recipe, recipe.valid_split, self.data_dir, self.quick)
             valid_predictor = train.predictor_inputs(recipe, valid)
             self._data = (training, valid, valid_predictor)
@@ -154,7 +157,7 @@ class RecipeHyperModel(kt.HyperModel):
             self.recipe, built, valid, every=every, patience=hp.values.get("patience_checks"),
             log_as=self.objective.name)
         history = train.fit(built, training, valid, epochs or self.epochs, every,
-                            [*selecting, *(callbacks or [])], self.verbose if verbose is None else verbose,
+                            [self._order, *selecting, *(callbacks or [])], self.verbose if verbose is None else verbose,
                             initial_epoch=initial_epoch)  # Hyperband continues a model
         scores = built.predictor.evaluate(valid_predictor, return_dict=True, verbose=0, callbacks=list(built.callbacks))
         results = {f"predictor_val_{k}": float(v) for k, v in scores.items()}

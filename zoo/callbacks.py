@@ -326,6 +326,23 @@ def stopping_record(epochs_run, epoch_limit, stopper=None, budget=None, annealin
     }
 
 
+class ShuffleEpoch(keras.callbacks.Callback):
+    """Sets `epoch`, the variable a pipeline made with
+    `keras_seq.data.pipeline.make_dataset(..., shuffle=True, epoch=...)`
+    keys its order by, to the epoch number as each epoch begins: epoch k's
+    batches are the same in a run resumed before it as in one that was
+    not, and in every trial of a search."""
+
+    def __init__(self):
+        super().__init__()
+        import tensorflow as tf
+
+        self.epoch = tf.Variable(0, dtype="int64", trainable=False, name="shuffle_epoch")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch.assign(epoch)
+
+
 class TimeBudget(keras.callbacks.Callback):
     """Stops training at the first training step that ends after `seconds`
     of wall time since training began; that epoch's validation still runs.

@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import time
+import zipfile
 
 import keras
 import numpy as np
@@ -69,6 +70,11 @@ def finished_run(output, name, seed=0, quick=False):
     return finished
 
 
+def _read_arrays(path):
+    with np.load(path) as f:
+        return [f[f"arr_{i}"] for i in range(len(f.files))]
+
+
 def _flatten(tree, prefix=""):
     """`{"a.b": leaf}` of a nested dict."""
     if not isinstance(tree, dict) or not tree:
@@ -114,22 +120,15 @@ class RunCheckpoint(keras.callbacks.Callback):
         callbacks; returns the number of finished epochs (0 if none)."""
         if not os.path.exists(self._state_path):
             return 0
-        try:
-            with open(self._state_path) as f:
-                state = json.load(f)
-        except json.JSONDecodeError:
-            raise ValueError(
-                f"The training checkpoint {self._state_path} is damaged; rerun with --restart to start over."
-            ) from None
+        state = self._read_state()
         self._check_configuration(state.get("extra", {}).get("configuration"))
         if model.optimizer is not None and not model.optimizer.built:
             model.optimizer.build(model.trainable_variables)
-        model.load_weights(os.path.join(self.directory, state["weights"]))
+        self._load(model.load_weights, state["weights"])
         for callback, saved in zip(self.stateful, state["callbacks"]):
             arrays_file = saved.pop("weights_file", None)
             if arrays_file:
-                with np.load(os.path.join(self.directory, arrays_file)) as f:
-                    saved["weights"] = [f[f"arr_{i}"] for i in range(len(f.files))]
+                saved["weights"] = self._load(_read_arrays, arrays_file)
             callback.set_state(saved)
         self.history = state["history"]
         self.epoch = state["epoch"]
@@ -139,6 +138,42 @@ class RunCheckpoint(keras.callbacks.Callback):
         self.wall_before = float(self.extra.get("wall_seconds", 0.0))
         self._started = time.perf_counter()
         return self.epoch
+
+    def _damaged(self, path, reason):
+        return ValueError(
+            f"The training checkpoint file {path} is damaged ({reason}); rerun with --restart to start over."
+        )
+
+    def _read_state(self):
+        """state.json, checked for the fields `restore` reads."""
+        try:
+            with open(self._state_path) as f:
+                state = json.load(f)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise self._damaged(self._state_path, f"not JSON: {error}") from None
+        fields = {"epoch": int, "weights": str, "callbacks": list, "history": dict}
+        problem = None
+        if not isinstance(state, dict):
+            problem = f"a JSON {type(state).__name__}, not an object"
+        else:
+            problem = next((f'"{key}" is missing or not a JSON {kind.__name__}' for key, kind in fields.items()
+                            if not isinstance(state.get(key), kind)), None)
+            if problem is None and not all(isinstance(saved, dict) for saved in state["callbacks"]):
+                problem = '"callbacks" holds something other than JSON objects'
+        if problem:
+            raise self._damaged(self._state_path, problem)
+        return state
+
+    def _load(self, read, name):
+        """`read(path)` of a file the checkpoint names, a damaged or missing
+        file named."""
+        path = os.path.join(self.directory, name)
+        if not os.path.isfile(path):
+            raise self._damaged(self._state_path, f"the file it names, {name}, is missing")
+        try:
+            return read(path)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+            raise self._damaged(path, f"{type(error).__name__}: {error}") from None
 
     def _check_configuration(self, saved):
         """Checkpoints written before configurations were saved (None) resume as before."""

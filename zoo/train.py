@@ -33,11 +33,13 @@ def quick_sequences(sequences):
 
 
 def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, seed=0, fixed_shapes=False,
-                   batch_size=None):
+                   batch_size=None, epoch=None):
     """The recipe's batches of one split, a `tf.data.Dataset` of `(x, y, w)`
     (`((x, y), y, w)` for teacher forcing); `quick`: `quick_sequences` of
     it; `batch_size`: the global batch (default: the recipe's; under a
-    distribution strategy, the per-replica batch times the replicas).
+    distribution strategy, the per-replica batch times the replicas);
+    `epoch`: the variable of a `zoo.callbacks.ShuffleEpoch` in the same
+    `fit`, which makes each epoch's order a function of (seed, epoch).
     `fixed_shapes` (for XLA on TPUs):
     every batch padded to the split's longest sequence, and the training
     split (`shuffle=True`) drops its last partial batch, a different one
@@ -58,7 +60,7 @@ def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, see
             )
         fixed = dict(drop_remainder=shuffle, max_length=int(sequences.lengths().max()))
     dataset = pipeline.make_dataset(
-        sequences, recipe.dataset_info, batch_size=batch_size, shuffle=shuffle, seed=seed,
+        sequences, recipe.dataset_info, batch_size=batch_size, shuffle=shuffle, seed=seed, epoch=epoch,
         **fixed,
     )
     if recipe.teacher_forcing:  # the trainer reads the true labels too (eq. 12)
@@ -271,7 +273,9 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     validation.positive_int("epochs", epochs)
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
-    train = recipe_dataset(recipe, recipe.train_split, data_dir, quick, shuffle=True, seed=seed, fixed_shapes=fixed_shapes)
+    order = zoo_callbacks.ShuffleEpoch()
+    train = recipe_dataset(recipe, recipe.train_split, data_dir, quick, shuffle=True, seed=seed,
+                           fixed_shapes=fixed_shapes, epoch=order.epoch)
     valid = None
     if recipe.valid_split:
         valid = recipe_dataset(recipe, recipe.valid_split, data_dir, quick, fixed_shapes=fixed_shapes)
@@ -279,9 +283,10 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     built, arguments = build(recipe, quick, data_dir, jit_compile, steps_per_execution)
     trainer, predictor = built
     stopper = None
-    callbacks = []
+    callbacks = [order]
     if valid is not None:
-        callbacks, stopper = selection_callbacks(recipe, built, valid)
+        selecting, stopper = selection_callbacks(recipe, built, valid)
+        callbacks += selecting
     annealing = next((c for c in callbacks if isinstance(c, zoo_callbacks.PlateauAnnealing)), None)
     budget = zoo_callbacks.TimeBudget(max_seconds) if max_seconds else None
     if budget is not None:

@@ -12,7 +12,13 @@
 
 `max_length` pads every batch to one fixed length (fixed shapes for XLA and
 TPUs, with `drop_remainder=True`); `bucket_boundaries` groups sequences of
-similar length to waste less padding; `shuffle` with `seed` is repeatable.
+similar length to waste less padding; `shuffle` with `seed` is repeatable,
+each pass (epoch) in a new order. With `epoch` (a scalar integer
+`tf.Variable` that the training loop sets to the epoch number as each epoch
+begins, e.g. zoo.callbacks.ShuffleEpoch), a pass's order is a function of
+the seed and that number alone: a run resumed after epoch k sees in epoch
+k + 1 the batches an uninterrupted run saw, whatever iterators the loop
+opened before.
 """
 
 import numpy as np
@@ -20,7 +26,7 @@ import numpy as np
 from keras_seq.data.registry import Sequences
 
 OPTIONS = frozenset(
-    {"shuffle", "seed", "drop_remainder", "max_length", "bucket_boundaries", "bptt", "prefetch"}
+    {"shuffle", "seed", "epoch", "drop_remainder", "max_length", "bucket_boundaries", "bptt", "prefetch"}
 )
 
 
@@ -89,12 +95,26 @@ def check_options(batch_size, max_length, bucket_boundaries, bptt):
             )
 
 
+def check_epoch(epoch, shuffle):
+    """`epoch` keys the shuffle order: a scalar integer `tf.Variable`, with
+    `shuffle=True`."""
+    if epoch is None:
+        return
+    import tensorflow as tf
+
+    if not isinstance(epoch, tf.Variable) or epoch.shape.rank != 0 or not epoch.dtype.is_integer:
+        raise TypeError(f"`epoch` must be a scalar integer tf.Variable (or None); got {epoch!r}.")
+    if not shuffle:
+        raise ValueError("`epoch` keys the order of shuffled passes; it needs shuffle=True.")
+
+
 def make_dataset(
     sequences,
     info,
     batch_size=32,
     shuffle=False,
     seed=0,
+    epoch=None,
     drop_remainder=False,
     max_length=None,
     bucket_boundaries=None,
@@ -104,6 +124,7 @@ def make_dataset(
     import tensorflow as tf
 
     check_options(batch_size, max_length, bucket_boundaries, bptt)
+    check_epoch(epoch, shuffle)
     check_sequences(sequences, info)
     stream = info.task == "next_token" and len(sequences) == 1
     if bptt is not None and not stream:
@@ -114,17 +135,38 @@ def make_dataset(
     if stream:
         dataset = stream_windows(sequences, batch_size, 70 if bptt is None else bptt)
     elif info.task in ("classification", "regression"):
-        dataset = tf.data.Dataset.from_tensor_slices(
-            (np.stack(sequences.inputs), np.stack(sequences.targets))
-        )
-        if shuffle:
-            dataset = dataset.shuffle(len(sequences), seed=seed)
+        examples = (np.stack(sequences.inputs), np.stack(sequences.targets))
+        dataset = shuffled(examples, seed, epoch) if shuffle else tf.data.Dataset.from_tensor_slices(examples)
         dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
     else:
         dataset = padded_batches(
-            sequences, info, batch_size, shuffle, seed, drop_remainder, max_length, bucket_boundaries
+            sequences, info, batch_size, shuffle, seed, epoch, drop_remainder, max_length, bucket_boundaries
         )
     return dataset.prefetch(tf.data.AUTOTUNE) if prefetch else dataset
+
+
+def shuffled(tensors, seed, epoch=None):
+    """The slices of `tensors` (arrays of one length), in a new repeatable
+    order on each pass: TensorFlow's reshuffling from `seed`, or with
+    `epoch` (a scalar integer `tf.Variable`) the permutation keyed by `seed`
+    and the value `epoch` holds when the pass starts."""
+    import tensorflow as tf
+
+    size = len(tf.nest.flatten(tensors)[0])
+    if epoch is None:
+        return tf.data.Dataset.from_tensor_slices(tensors).shuffle(size, seed=seed)
+    tensors = tf.nest.map_structure(tf.convert_to_tensor, tensors)
+
+    def one_pass(_):
+        key = tf.stack([tf.constant(seed, "int64"), tf.cast(epoch, "int64")])
+        return tf.data.Dataset.from_tensor_slices(
+            tf.random.experimental.stateless_shuffle(tf.range(size, dtype="int64"), seed=key))
+
+    def example(index):
+        return tf.nest.map_structure(lambda tensor: tf.gather(tensor, index), tensors)
+
+    order = tf.data.Dataset.from_tensors(0).flat_map(one_pass)
+    return order.apply(tf.data.experimental.assert_cardinality(size)).map(example)
 
 
 def stream_windows(sequences, batch_size, bptt):
@@ -148,7 +190,7 @@ def stream_windows(sequences, batch_size, bptt):
     return tf.data.Dataset.from_tensor_slices((cut(inputs), cut(targets)))
 
 
-def padded_batches(sequences, info, batch_size, shuffle, seed, drop_remainder, max_length, bucket_boundaries):
+def padded_batches(sequences, info, batch_size, shuffle, seed, epoch, drop_remainder, max_length, bucket_boundaries):
     import tensorflow as tf
 
     lengths = sequences.lengths()
@@ -163,9 +205,8 @@ def padded_batches(sequences, info, batch_size, shuffle, seed, drop_remainder, m
     flat_inputs = tf.constant(np.concatenate(sequences.inputs).astype(input_dtype))
     flat_targets = tf.constant(np.concatenate(sequences.targets).astype(target_dtype))
     starts = np.concatenate([[0], np.cumsum(lengths)]).astype("int64")
-    dataset = tf.data.Dataset.from_tensor_slices((starts[:-1], starts[1:]))
-    if shuffle:
-        dataset = dataset.shuffle(len(sequences), seed=seed)
+    spans = (starts[:-1], starts[1:])
+    dataset = shuffled(spans, seed, epoch) if shuffle else tf.data.Dataset.from_tensor_slices(spans)
 
     def sequence(start, stop):
         weights = tf.ones([stop - start], dtype="float32")

@@ -51,6 +51,60 @@ def test_shuffle_is_repeatable_with_a_seed():
     assert first_lengths(1) != first_lengths(2)
 
 
+def _pass_lengths(dataset):
+    return [int(length) for _, _, w in dataset for length in w.numpy().sum(1)]
+
+
+def test_an_epoch_variable_keys_each_pass_to_the_epoch_number():
+    import tensorflow as tf
+
+    sequences = toy_sequences(tuple(range(1, 30)))
+    info = DatasetInfo("toy", "toy", "labelling", {}, (3,), "float32", 4, "test")
+    epoch = tf.Variable(0, dtype="int64")
+    dataset = pipeline.make_dataset(sequences, info, batch_size=4, shuffle=True, seed=1, epoch=epoch)
+    assert dataset.cardinality() == 8  # known, as without the variable
+    orders = {}
+    for value in (0, 1, 2):
+        epoch.assign(value)
+        orders[value] = _pass_lengths(dataset)
+        assert sorted(orders[value]) == list(range(1, 30))  # every sequence once
+    assert len({tuple(order) for order in orders.values()}) == 3
+    # A fresh pipeline (a resumed run) at epoch 2, after passes opened and abandoned.
+    resumed = tf.Variable(5, dtype="int64")
+    fresh = pipeline.make_dataset(sequences, info, batch_size=4, shuffle=True, seed=1, epoch=resumed)
+    next(iter(fresh))
+    resumed.assign(2)
+    assert _pass_lengths(fresh) == orders[2]
+    other_seed = pipeline.make_dataset(sequences, info, batch_size=4, shuffle=True, seed=2, epoch=epoch)
+    assert _pass_lengths(other_seed) != orders[2]
+
+
+def test_an_epoch_variable_keys_per_sequence_tasks_too():
+    import tensorflow as tf
+
+    info = DatasetInfo("toy", "toy", "classification", {}, (1,), "float32", 3, "test")
+    inputs = [np.full((2, 1), i, "float32") for i in range(10)]
+    sequences = Sequences(inputs, [np.int32(i % 3) for i in range(10)])
+    epoch = tf.Variable(3, dtype="int64")
+    dataset = pipeline.make_dataset(sequences, info, batch_size=4, shuffle=True, seed=0, epoch=epoch)
+    order = [int(v) for x, y in dataset for v in x.numpy()[:, 0, 0]]
+    assert sorted(order) == list(range(10)) and order != list(range(10))
+    assert [int(v) for x, y in dataset for v in y.numpy()] == [i % 3 for i in order]
+
+
+@pytest.mark.parametrize("epoch, shuffle, message", [
+    (3, True, "scalar integer tf.Variable"),
+    ("float", True, "scalar integer tf.Variable"),
+    ("int", False, "needs shuffle=True"),
+])
+def test_a_bad_epoch_variable_is_named(epoch, shuffle, message):
+    import tensorflow as tf
+
+    epoch = {"float": tf.Variable(0.0), "int": tf.Variable(0, dtype="int64")}.get(epoch, epoch)
+    with pytest.raises((TypeError, ValueError), match=message):
+        pipeline.make_dataset(toy_sequences(), LABELLING, shuffle=shuffle, epoch=epoch)
+
+
 def test_bucketing_groups_similar_lengths():
     sequences = toy_sequences((1, 9, 2, 8, 1, 9, 2, 8))
     info = DatasetInfo("toy", "toy", "labelling", {}, (3,), "float32", 4, "test")

@@ -20,8 +20,13 @@ import os, signal, sys
 from keras_seq import cli
 from keras_seq.zoo import runs
 
+# Three batches per epoch (12 quick sequences), so that the shuffle order matters.
+import dataclasses
+from keras_seq.zoo import recipes
+recipes.RECIPES["jsb_chorales_lstm"] = dataclasses.replace(recipes.get("jsb_chorales_lstm"), batch_size=4)
+
 kill = os.environ.get("KILL")
-if kill == "mid-epoch-3":
+if kill in ("mid-epoch-3", "ctrl-c-mid-epoch-3"):
     finished = runs.RunCheckpoint.on_epoch_end
 
     def on_epoch_end(self, epoch, logs=None):
@@ -30,6 +35,8 @@ if kill == "mid-epoch-3":
 
     def on_train_batch_end(self, batch, logs=None):
         if getattr(self, "kill_at_next_batch", False):
+            if kill == "ctrl-c-mid-epoch-3":
+                raise KeyboardInterrupt
             os.kill(os.getpid(), signal.SIGKILL)
 
     runs.RunCheckpoint.on_epoch_end = on_epoch_end
@@ -46,11 +53,10 @@ elif kill == "saving-model":
 
     runs.replace_atomically = replace_atomically
 if os.environ.get("CHANGE_DEFAULT"):  # a later version of the recipe, with another default
-    from keras_seq.zoo import recipes
-
     key, value = os.environ["CHANGE_DEFAULT"].split("=")
     recipes.get("jsb_chorales_lstm").model[key] = float(value)
-cli.main(sys.argv[1:])
+# No argv for Ctrl-C: as the installed command, which answers it in one line.
+cli.main(None if kill == "ctrl-c-mid-epoch-3" else sys.argv[1:])
 """
 
 
@@ -84,8 +90,8 @@ def test_a_killed_run_resumes_and_finished_runs_stay_intact(shared_data_dir, tmp
     assert record["resumed_after_epoch"] == 2 and record["epochs_run"] == 6
     assert len(record["history"]["loss"]) == 6 and not (first / "checkpoint").exists()
 
-    # The same six epochs without a crash (one batch per epoch, restored
-    # optimizer state): the same model.
+    # The same six epochs without a crash (the same batches in each epoch,
+    # restored optimizer state): the same model.
     straight = _train(tmp_path, shared_data_dir)
     assert straight.returncode == 0, straight.stderr
     second = runs_dir / "seed-0-quick-2"  # a finished run is never written again
@@ -112,6 +118,18 @@ def test_a_killed_run_resumes_and_finished_runs_stay_intact(shared_data_dir, tmp
     assert _files(first) == before
 
 
+def test_ctrl_c_is_one_line_and_the_run_resumes(shared_data_dir, tmp_path):
+    interrupted = _train(tmp_path, shared_data_dir, "ctrl-c-mid-epoch-3")
+    assert interrupted.returncode == 130, interrupted.stderr
+    assert "Traceback" not in interrupted.stderr
+    assert interrupted.stderr.strip().splitlines()[-1] == (
+        "keras-seq train: interrupted. Finished epochs are kept: rerun the same command to resume.")
+    resumed = _train(tmp_path, shared_data_dir)
+    assert resumed.returncode == 0, resumed.stderr
+    record = json.load(open(tmp_path / "runs" / "jsb_chorales_lstm" / "seed-0-quick" / "record.json"))
+    assert record["resumed_after_epoch"] == 2 and record["epochs_run"] == 6
+
+
 def test_restart_starts_a_killed_run_over(shared_data_dir, tmp_path):
     killed = _train(tmp_path, shared_data_dir, "mid-epoch-3")
     assert killed.returncode == -signal.SIGKILL
@@ -121,17 +139,67 @@ def test_restart_starts_a_killed_run_over(shared_data_dir, tmp_path):
     assert record["resumed_after_epoch"] is None and record["epochs_run"] == 6
 
 
-def test_a_damaged_checkpoint_is_named(tmp_path):
+class _Remembers:
+    """A stateful callback whose state has arrays (saved to an .npz)."""
+
+    def __init__(self):
+        self.state = {"best": 1.0, "weights": [np.arange(3.0)]}
+
+    def get_state(self):
+        return self.state
+
+    def set_state(self, state):
+        self.state = state
+
+
+def _saved_checkpoint(folder):
+    import keras
+
+    from keras_seq.zoo import runs
+
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+    model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0,
+              callbacks=[runs.RunCheckpoint(str(folder), [_Remembers()])])
+    return model
+
+
+def _truncate(path):
+    path.write_bytes(path.read_bytes()[:100])
+
+
+def _state(folder):
+    return json.loads((folder / "state.json").read_text())
+
+
+DAMAGE = {
+    "not JSON": (lambda f: (f / "state.json").write_text('{"epoch": 3, "weig'), "state.json", "not JSON"),
+    "a list": (lambda f: (f / "state.json").write_text("[]"), "state.json", "a JSON list, not an object"),
+    "no weights": (lambda f: (f / "state.json").write_text(json.dumps({**_state(f), "weights": None})),
+                   "state.json", '"weights" is missing'),
+    "weights file gone": (lambda f: (f / _state(f)["weights"]).unlink(), "state.json", "weights-final.weights.h5, is missing"),
+    "truncated weights": (lambda f: _truncate(f / _state(f)["weights"]), "weights-final.weights.h5", ""),
+    "truncated arrays": (lambda f: _truncate(f / _state(f)["callback_weights"][0]), ".npz", ""),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_checkpoint_is_named(tmp_path, damage):
+    import re
+
     import keras
 
     from keras_seq.zoo import runs
 
     folder = tmp_path / "checkpoint"
-    folder.mkdir()
-    (folder / "state.json").write_text('{"epoch": 3, "weig')
-    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
-    with pytest.raises(ValueError, match=r"checkpoint .*state.json is damaged; rerun with --restart"):
-        runs.RunCheckpoint(str(folder)).restore(model)
+    model = _saved_checkpoint(folder)
+    restored = runs.RunCheckpoint(str(folder), [_Remembers()])
+    assert restored.restore(model) == 2  # intact: resumes
+    spoil, file, reason = DAMAGE[damage]
+    spoil(folder)
+    pattern = rf"checkpoint file .*{re.escape(file)} is damaged \(.*{re.escape(reason)}.*\); rerun with --restart"
+    with pytest.raises(ValueError, match=pattern):
+        runs.RunCheckpoint(str(folder), [_Remembers()]).restore(model)
 
 
 def test_a_checkpoint_of_other_settings_is_refused_not_resumed(shared_data_dir, tmp_path):
