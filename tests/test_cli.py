@@ -174,3 +174,8 @@ def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(s
         cli.main(["train", "ocr_ms_lstm", "ocr_ms_conv", "--quick", "--record", str(tmp_path / "x.json")])
     with pytest.raises(ValueError, match="JSON"):
         cli.main(["train", "ocr_ms_lstm", "--quick", "--record", str(tmp_path / "seed-0.txt")])
+    # A path no record can be written to fails before training, naming the path.
+    (tmp_path / "a-file").write_text("")
+    for unwritable in (tmp_path / "a-file" / "seed-0.json", "/proc/no-record/seed-0.json"):
+        with pytest.raises(ValueError, match=f"--record {unwritable}: no record can be written there"):
+            cli.main(["train", "ocr_ms_lstm", "--quick", "--data-dir", "/nonexistent", "--record", str(unwritable)])

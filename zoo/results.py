@@ -86,8 +86,46 @@ def planned_recipes(only=None):
     return [name for name in names if not only or any(part in name for part in only)]
 
 
-def record_path(records_dir, name, seed):
-    return os.path.join(records_dir, name, f"seed-{seed}.json")
+def record_path(records_dir, name, seed, quick=False):
+    """Where the record of (recipe, seed) is kept; --quick checks have their
+    own file, so that a check never replaces a real record."""
+    return os.path.join(records_dir, name, f"seed-{seed}{'-quick' if quick else ''}.json")
+
+
+# What a table row reads from a run record, and the JSON types it must have.
+RUN_RECORD_FIELDS = {"recipe": str, "seed": int, "test": dict, "parameters": int, "wall_seconds": (int, float),
+                     "hardware": str}
+
+
+def check_run_record(record, path, name=None):
+    """Raises a ValueError naming `path` and the field when the run record
+    lacks what a table row reads, or when it is not the record its place
+    says (`<records>/<name>/seed-<seed>[-quick].json`)."""
+    def damaged(problem):
+        return ValueError(f"The run record {path} {problem}; rerun its command (or restore the file from git).")
+
+    for field, kind in RUN_RECORD_FIELDS.items():
+        value = record.get(field)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise damaged(f'has no "{field}" of the right kind (got {value!r})')
+    if not record["test"] or not all(isinstance(v, (int, float)) for v in record["test"].values()):
+        raise damaged(f'has no test scores (got "test": {record["test"]!r})')
+    stopping = record.get("stopping")
+    if stopping is not None and not (isinstance(stopping, dict) and "reason" in stopping and "converged" in stopping):
+        raise damaged('has a "stopping" without "reason" and "converged"')
+    try:
+        metric = report.headline(record)
+    except (StopIteration, KeyError, TypeError):
+        metric = None
+    if metric not in record["test"]:
+        raise damaged(f'has no test score of its headline metric ({metric or "none"})')
+    if name is not None:
+        expected = record_path(os.path.dirname(os.path.dirname(path)), record["recipe"], record["seed"],
+                               bool(record.get("quick")))
+        if record["recipe"] != name or os.path.basename(expected) != os.path.basename(path):
+            raise ValueError(
+                f"{path} holds the {'--quick ' if record.get('quick') else ''}record of seed {record['seed']} "
+                f"of {record['recipe']}, which belongs in {expected}; move it there.")
 
 
 def load_record(path, keys=("recipe", "test")):
@@ -142,6 +180,7 @@ def load_records(records_dir, quick=False):
     found = {}
     for path in sorted(glob.glob(os.path.join(records_dir, "*", "seed-*.json"))):
         record = load_record(path)
+        check_run_record(record, path, os.path.basename(os.path.dirname(path)))
         if bool(record.get("quick")) == quick:
             found.setdefault(record["recipe"], []).append(record)
     return {name: sorted(rows, key=lambda r: r["seed"]) for name, rows in found.items()}
@@ -159,12 +198,23 @@ def write_record(record, path):
 
 
 def check_new_record_path(path):
-    """Raises unless `path` can take a kept record: a JSON file not there yet."""
+    """Raises unless `path` can take a kept record: a JSON file not there yet,
+    in a folder that exists (it is made) and takes a file (one is written and
+    removed), so that a bad path fails before training, not after."""
     if not path.endswith(".json"):
         raise ValueError(f"--record {path}: a record is a JSON file; name it seed-<seed>.json.")
     if os.path.exists(path):
         raise FileExistsError(f"--record {path}: the file exists; move it away or name another, "
                               "so that no kept record is overwritten.")
+    folder = os.path.dirname(path) or "."
+    probe = os.path.join(folder, f".record-check-{os.getpid()}")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as error:
+        raise ValueError(f"--record {path}: no record can be written there ({error.strerror or error}).") from None
 
 
 def keep_record(record, path, command, root="."):
@@ -230,10 +280,12 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
             set_aside_records(records_dir, name, set_aside, quick)
         point = selected_point(records_dir, name, quick)
         for seed in seeds:
-            path = record_path(records_dir, name, seed)
+            path = record_path(records_dir, name, seed, quick)
             if os.path.exists(path) and not retrain:
                 # A damaged record, or one of another grid point, is named now, not at the rebuild.
-                _check_trained_at(load_record(path), path, recipes.get(name), point)
+                record = load_record(path)
+                check_run_record(record, path, name)
+                _check_trained_at(record, path, recipes.get(name), point)
                 continue
             recipe = recipes.get(name) if point is None else with_point(recipes.get(name), point)
             searched = None if point is None else grid_record_path(records_dir, name, point, quick)
@@ -423,14 +475,18 @@ def markdown(records, records_dir=RECORDS):
         "repeats bit for bit only on the same kind of CPU with the same thread settings (the backends' "
         "kernels differ by instruction set; the Bach chorales LSTM's seed 0 moved 1.2 accuracy points "
         "between two CPUs, see the README), so the records name the CPU model from 2026-12-03 on and a "
-        "row names every hardware its seeds ran on.",
+        "row names every hardware its seeds ran on. Records dated before 2026-12-06 were shuffled by "
+        "TensorFlow's reshuffling; from then on each epoch's batch order is keyed by (seed, epoch), so that "
+        "a resumed run repeats an uninterrupted one: rerun, the older commands train on other batch orders, "
+        "a source of variation like the seed's.",
         "",
     ]
     for name, rows in records.items():
         if name in recipes.RECIPES:  # a row stands for what its command trains today
             point = selected_point(records_dir, name, bool(rows[0].get("quick")))  # load_records keeps quick apart
             for record in rows:
-                _check_trained_at(record, record_path(records_dir, name, record["seed"]), recipes.get(name), point)
+                _check_trained_at(record, record_path(records_dir, name, record["seed"], bool(record.get("quick"))),
+                                  recipes.get(name), point)
     unmeasured = []
     for title, names in SECTIONS:
         rows = [_row(name, records[name]) for name in names if records.get(name)]

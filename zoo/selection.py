@@ -67,7 +67,7 @@ def recipe_run_at(records_dir, recipe, point, seed, quick=False, epochs=None):
     with this seed, when `point` builds that same model (the builder's
     defaults filled in) under the same epoch limit: the search need not
     train it again. None otherwise."""
-    path = results.record_path(records_dir, recipe.name, seed)
+    path = results.record_path(records_dir, recipe.name, seed, quick)
     if not os.path.exists(path):
         return None
     record = results.load_record(path)

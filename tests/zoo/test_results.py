@@ -84,7 +84,8 @@ def test_results_measures_writes_records_and_reuses_them(shared_data_dir, tmp_pa
     argv = ["results", "--quick", "--only", "ocr_ms_lstm", "--data-dir", shared_data_dir,
             "--records", str(records), "--markdown", str(markdown), "--budget-seconds", "30"]
     cli.main(argv)
-    record = json.load(open(records / "ocr_ms_lstm" / "seed-0.json"))
+    record = json.load(open(records / "ocr_ms_lstm" / "seed-0-quick.json"))  # a check: never a real record's file
+    assert not (records / "ocr_ms_lstm" / "seed-0.json").exists()
     text = markdown.read_text()
     assert "## SCRBM paper: OCR letters, ms protocol" in text
     # Ours beside the paper's; no selection was made, so the row says it holds the defaults.
@@ -143,7 +144,7 @@ def test_results_rebuild_from_committed_records(tmp_path):
     for seed, error in ((0, 0.16), (1, 0.18), (2, 0.20)):
         results.write_record(_record(seed, error, converged=seed != 2), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
     (records / "ocr_ms_scrbm" / "NOTE.md").write_text("Selection on Algorithm 1 closes 3 points of the gap.")
-    results.write_record({**_record(0, 0.5), "quick": True}, str(records / "ocr_ms_scrbm" / "seed-9.json"))
+    results.write_record({**_record(9, 0.5), "quick": True}, str(records / "ocr_ms_scrbm" / "seed-9-quick.json"))
     text = results.markdown(results.load_records(str(records)), str(records))
     row = next(line for line in text.splitlines() if line.startswith("| ocr_ms_scrbm (recipe defaults, no recorded selection) |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
@@ -293,7 +294,7 @@ def test_select_reuses_the_recipes_own_run_of_a_point_that_builds_the_same_model
     records = tmp_path / "records"
     common = ["--quick", "--epochs", "10", "--data-dir", shared_data_dir, "--records", str(records)]
     cli.main(["results", "--only", "ocr_ms_lstm", "--seeds", "0", "--markdown", str(tmp_path / "R.md"), *common])
-    own = json.load(open(records / "ocr_ms_lstm" / "seed-0.json"))
+    own = json.load(open(records / "ocr_ms_lstm" / "seed-0-quick.json"))
 
     def no_training(*args, **kwargs):
         raise AssertionError("the recipe's own run of this seed is this grid point's run")
@@ -313,6 +314,25 @@ def test_a_damaged_record_is_named(tmp_path):
     path.parent.mkdir()
     path.write_text(json.dumps(_record(0, 0.2))[:40])
     with pytest.raises(ValueError, match=r"seed-0.json is not valid JSON .*Delete it and rerun"):
+        results.load_records(str(tmp_path))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"seed": None}, 'has no "seed" of the right kind'),
+    ({"hardware": None}, 'has no "hardware" of the right kind'),
+    ({"wall_seconds": "60"}, 'has no "wall_seconds" of the right kind'),
+    ({"test": {"bits_per_event": 0.7}}, r"has no test score of its headline metric \(sequence_error\)"),
+    ({"stopping": {"best_epoch": 3}}, 'has a "stopping" without "reason" and "converged"'),
+    ({"seed": 1}, r"holds the record of seed 1 of ocr_ms_scrbm, which belongs in .*seed-1.json; move it there"),
+    ({"recipe": "ocr_ms_lstm"}, r"holds the record of seed 0 of ocr_ms_lstm, which belongs in .*ocr_ms_lstm.seed-0.json"),
+    ({"quick": True}, r"holds the --quick record of seed 0 of ocr_ms_scrbm, which belongs in .*seed-0-quick.json"),
+])
+def test_a_record_missing_a_field_or_out_of_place_is_named(tmp_path, change, message):
+    from keras_seq.zoo import results
+
+    path = tmp_path / "ocr_ms_scrbm" / "seed-0.json"
+    results.write_record({**_record(0, 0.2), **change}, str(path))
+    with pytest.raises(ValueError, match=rf"{path}.* {message}"):
         results.load_records(str(tmp_path))
 
 
@@ -337,10 +357,10 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
 
     cli.main(["results", "--quick", "--only", "ocr_ms_lstm", "--data-dir", shared_data_dir, "--seeds", "0", "1", "--epochs", "10",
               "--records", str(records), "--markdown", str(tmp_path / "R.md")])
-    record = json.load(open(records / "ocr_ms_lstm" / "seed-0.json"))
+    record = json.load(open(records / "ocr_ms_lstm" / "seed-0-quick.json"))
     searched = json.load(open(records / "ocr_ms_lstm" / "grid" / f"{best}-quick.json"))
     assert record["test"] == searched["test"]  # seed 0 of the chosen point: the grid's own run, reused
-    assert json.load(open(records / "ocr_ms_lstm" / "seed-1.json"))["epochs_run"] == 10  # seed 1: trained
+    assert json.load(open(records / "ocr_ms_lstm" / "seed-1-quick.json"))["epochs_run"] == 10  # seed 1: trained
     assert record["selected_point"] == choice["point"]
     assert record["model"]["dropout"] == choice["point"]["dropout"]
     assert f"| ocr_ms_lstm ({results.point_name(choice['point'], ', ')}) |" in (tmp_path / "R.md").read_text()
@@ -348,7 +368,7 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     # point, so that a killed search or results run resumes its own checkpoint.
     for name in scores:
         assert (tmp_path / "runs" / f"ocr_ms_lstm+{name.replace('_', ',')}" / "seed-0-quick" / "record.json").exists()
-    seed_1 = json.load(open(records / "ocr_ms_lstm" / "seed-1.json"))
+    seed_1 = json.load(open(records / "ocr_ms_lstm" / "seed-1-quick.json"))
     # Named relative to the folder holding the records: no machine's path is committed.
     assert seed_1["run_directory"] == os.path.join("runs", f"ocr_ms_lstm+{best.replace('_', ',')}", "seed-1-quick")
     assert os.path.exists(tmp_path / seed_1["run_directory"] / "record.json")
