@@ -123,22 +123,13 @@ def label_values(labels, num_classes, mask=None):
             "one-hot / distribution `labels` must have values in [0, 1] that "
             f"sum to 1 over the last axis (num_classes={num_classes})"
         )
-    values = _concrete(labels)
-    keep = None if mask is None else _concrete(mask)
-    if values is not None and (mask is None or keep is not None):
-        bad = _bad_label_steps(np, values, num_classes, ids)
-        if keep is not None:
-            bad = bad & keep.astype(bool)
-        if bad.any():
-            index = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"{what}; got {values[index]!r} at (batch, step) = {index}.")
-        return None
-    bad = _bad_label_steps(ops, labels, num_classes, ids)
-    if mask is not None:
-        bad = ops.logical_and(bad, ops.cast(mask, "bool"))
-    failed = ops.any(bad)
-    _raise_at_run_time(failed, f"{what}; got other values.")
-    return failed
+    return _checked(
+        labels,
+        lambda xp, values: _bad_label_steps(xp, values, num_classes, ids),
+        lambda values, index: f"{what}; got {values[index]!r} at (batch, step) = {index}.",
+        f"{what}; got other values.",
+        mask,
+    )
 
 
 def id_values(what, ids, sizes):
@@ -150,20 +141,43 @@ def id_values(what, ids, sizes):
     check runs with the step and this returns the scalar boolean tensor
     "ids are invalid", for `poison`."""
     bounds = np.asarray(sizes)
-    values = _concrete(ids)
-    if values is not None:
-        bad = _bad_label_steps(np, values, bounds, ids=True)
+
+    def bad_steps(xp, values):
+        return _bad_label_steps(xp, values, bounds if xp is np else ops.convert_to_tensor(bounds, values.dtype),
+                                ids=True)
+
+    def eager_message(values, index):
+        size, column = (bounds[index[-1]], f" (column {index[-1]})") if bounds.ndim else (bounds, "")
+        return f"{what} must be integers in [0, {size}){column}; got {values[index]!r} at {index}."
+
+    if bounds.ndim:
+        traced = (f"{what} must be integers in [0, n), n the vocabulary size of their column "
+                  f"({bounds.tolist()}); got other values.")
+    else:
+        traced = f"{what} must be integers in [0, {bounds}); got other values."
+    return _checked(ids, bad_steps, eager_message, traced)
+
+
+def _checked(tensor, bad_steps, eager_message, traced_message, mask=None):
+    """The value check of `label_values` and `id_values`: `bad_steps(xp,
+    values)` marks the bad entries (`xp` numpy or `keras.ops`), `mask` the
+    ones that count. Concrete values raise `ValueError(eager_message(values,
+    index of the first bad one))` and return None; traced ones raise
+    `traced_message` when the step runs and return the "failed" flag."""
+    values = _concrete(tensor)
+    keep = None if mask is None else _concrete(mask)
+    if values is not None and (mask is None or keep is not None):
+        bad = bad_steps(np, values)
+        if keep is not None:
+            bad = bad & keep.astype(bool)
         if bad.any():
-            index = tuple(int(i) for i in np.argwhere(bad)[0])
-            size = bounds[index[-1]] if bounds.ndim else bounds
-            column = f" (column {index[-1]})" if bounds.ndim else ""
-            raise ValueError(
-                f"{what} must be integers in [0, {size}){column}; got {values[index]!r} at {index}."
-            )
+            raise ValueError(eager_message(values, tuple(int(i) for i in np.argwhere(bad)[0])))
         return None
-    failed = ops.any(_bad_label_steps(ops, ids, ops.convert_to_tensor(bounds, ids.dtype), ids=True))
-    bound = f"{bounds}" if not bounds.ndim else f"its column's size) (sizes {bounds.tolist()}"
-    _raise_at_run_time(failed, f"{what} must be integers in [0, {bound}); got other values.")
+    bad = bad_steps(ops, tensor)
+    if mask is not None:
+        bad = ops.logical_and(bad, ops.cast(mask, "bool"))
+    failed = ops.any(bad)
+    _raise_at_run_time(failed, traced_message)
     return failed
 
 

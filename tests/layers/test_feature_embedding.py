@@ -1,3 +1,5 @@
+import re
+
 import keras
 import numpy as np
 import pytest
@@ -85,6 +87,22 @@ def test_ids_outside_their_columns_range_are_named(rng, bad, message):
     ids[row, step, {7: 1, -1: 0, 1.5: 2}[value]] = value
     with pytest.raises(ValueError, match="FeatureEmbedding ids must be integers in " + message):
         FeatureEmbedding(DIMS, 4)(ids)
+
+
+def test_ids_outside_their_range_are_named_in_a_compiled_step_too(rng):
+    ids = _ids(rng)
+    ids[0, 1, 1] = 7
+    x = keras.Input((None, 3), dtype="int32")
+    model = keras.Model(x, FeatureEmbedding(DIMS, 4)(x))
+    # Traced on TensorFlow (graph mode: XLA would drop the assert, the layer
+    # poisons the output instead) and on JAX (jit); eager on torch.
+    model.compile(jit_compile=keras.backend.backend() == "jax")
+    if keras.backend.backend() == "torch":  # eager: the values themselves are checked
+        message = r"\[0, 3\) \(column 1\); got .*7.* at \(0, 1, 1\)"
+    else:
+        message = re.escape(f"[0, n), n the vocabulary size of their column ({list(DIMS)}); got other values")
+    with pytest.raises(Exception, match="FeatureEmbedding ids must be integers in " + message):
+        model.predict(ids, verbose=0)
 
 
 def test_config_round_trip_and_saving(tmp_path, rng):
