@@ -45,8 +45,8 @@ def load(name, split="train", data_dir=None, batch_size=32, **options):
     """One split as a batched, padded, masked `tf.data.Dataset`.
 
     Options of the dataset go to its loader; pipeline options (`shuffle`,
-    `seed`, `drop_remainder`, `max_length`, `bucket_boundaries`, `bptt`)
-    go to `keras_seq.data.pipeline.make_dataset`.
+    `seed`, `epoch`, `drop_remainder`, `max_length`, `bucket_boundaries`,
+    `bptt`, `prefetch`) go to `keras_seq.data.pipeline.make_dataset`.
     """
     from keras_seq.data import pipeline
 
