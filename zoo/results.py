@@ -4,7 +4,9 @@
     keras-seq results --rebuild
 
 Each run writes one record, `records/<recipe>/seed-<seed>.json`, the JSON
-that `keras-seq train` writes, plus the command that reproduces it. A recipe
+that `keras-seq train` writes, plus the command that reproduces it (a
+`--quick` check writes `seed-<seed>-quick.json`, never a real record's
+file; a record must stand where its recipe and seed say). A recipe
 with a grid trains the point `keras-seq select` chose on validation
 (`records/<recipe>/selected.json`, see zoo.selection), if it has one. A record
 already there is reused, never retrained (`--retrain` forces it), so runs
