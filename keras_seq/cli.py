@@ -395,7 +395,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         if os.environ.get("KERAS_SEQ_TRACEBACK") or argv is not None:
             raise
-        kept = " Finished epochs are kept: rerun the same command to resume." if args.command in RESUMABLE else ""
+        done = "trials" if args.command == "tune" else "epochs"
+        kept = f" Finished {done} are kept: rerun the same command to resume." if args.command in RESUMABLE else ""
         print(f"\nkeras-seq {args.command}: interrupted.{kept}", file=sys.stderr)
         sys.exit(130)
 
