@@ -160,6 +160,8 @@ class RunCheckpoint(keras.callbacks.Callback):
                             if not isinstance(state.get(key), kind)), None)
             if problem is None and not all(isinstance(saved, dict) for saved in state["callbacks"]):
                 problem = '"callbacks" holds something other than JSON objects'
+            if problem is None and not isinstance(state.get("extra", {}), dict):
+                problem = '"extra" is not a JSON object'
         if problem:
             raise self._damaged(self._state_path, problem)
         return state

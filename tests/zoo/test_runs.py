@@ -177,6 +177,8 @@ DAMAGE = {
     "a list": (lambda f: (f / "state.json").write_text("[]"), "state.json", "a JSON list, not an object"),
     "no weights": (lambda f: (f / "state.json").write_text(json.dumps({**_state(f), "weights": None})),
                    "state.json", '"weights" is missing'),
+    "extra a list": (lambda f: (f / "state.json").write_text(json.dumps({**_state(f), "extra": []})),
+                     "state.json", '"extra" is not a JSON object'),
     "weights file gone": (lambda f: (f / _state(f)["weights"]).unlink(), "state.json", "weights-final.weights.h5, is missing"),
     "truncated weights": (lambda f: _truncate(f / _state(f)["weights"]), "weights-final.weights.h5", ""),
     "truncated arrays": (lambda f: _truncate(f / _state(f)["callback_weights"][0]), ".npz", ""),
