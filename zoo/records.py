@@ -20,6 +20,23 @@ def cpu_name(cpuinfo="/proc/cpuinfo"):
     return name + (" AVX-512" if "avx512f" in fields.get("flags", "").split() else "")
 
 
+def json_field_problem(record, fields):
+    """The first of `fields` (`{key: type or tuple of types}`) that the JSON
+    object `record` lacks or holds as another kind, said in words; None when
+    every field fits. JSON's true and false are not numbers here."""
+    for key, kind in fields.items():
+        value = record.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            names = " or ".join(JSON_KIND_NAMES.get(k, k.__name__) for k in kinds)
+            return f'"{key}" is missing or not {names} (got {value!r})'
+    return None
+
+
+JSON_KIND_NAMES = {int: "a JSON integer", float: "a JSON number", str: "a JSON string", list: "a JSON array",
+                   dict: "a JSON object"}
+
+
 def run_record(recipe, task, model, quick, seed, test, parameters, wall_seconds, backend, **fields):
     """The fields every record has, then `fields` (stopping, updates,
     history, ... as the run has them).

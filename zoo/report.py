@@ -30,15 +30,17 @@ STOPPED_BY = {
 
 def headline(record):
     """The metric a record's row shows: the paper's, else the recipe's, else
-    its task's."""
-    if record.get("paper"):
-        return record["paper"]["metric"]
+    its task's, else the first known one among its test scores; None when it
+    has none of these."""
+    paper = record.get("paper")
+    if isinstance(paper, dict) and paper.get("metric"):
+        return paper["metric"]
     if record.get("headline") in record["test"]:
         return record["headline"]
     by_task = TASK_HEADLINE.get(record.get("task"))
     if by_task in record["test"]:
         return by_task
-    return next(m for m in HEADLINE if m in record["test"])
+    return next((m for m in HEADLINE if m in record["test"]), None)
 
 
 def nll_metric(record):

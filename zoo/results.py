@@ -28,6 +28,7 @@ import os
 
 from keras_seq.zoo import recipes
 from keras_seq.zoo import report
+from keras_seq.zoo.records import json_field_problem
 
 RECORDS = "records"
 # The data folder the README documents; row commands name it instead of the machine path a run used.
@@ -106,19 +107,15 @@ def check_run_record(record, path, name=None):
     def damaged(problem):
         return ValueError(f"The run record {path} {problem}; rerun its command (or restore the file from git).")
 
-    for field, kind in RUN_RECORD_FIELDS.items():
-        value = record.get(field)
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise damaged(f'has no "{field}" of the right kind (got {value!r})')
+    problem = json_field_problem(record, RUN_RECORD_FIELDS)
+    if problem:
+        raise damaged(f"is damaged: {problem}")
     if not record["test"] or not all(isinstance(v, (int, float)) for v in record["test"].values()):
         raise damaged(f'has no test scores (got "test": {record["test"]!r})')
     stopping = record.get("stopping")
     if stopping is not None and not (isinstance(stopping, dict) and "reason" in stopping and "converged" in stopping):
         raise damaged('has a "stopping" without "reason" and "converged"')
-    try:
-        metric = report.headline(record)
-    except (StopIteration, KeyError, TypeError):
-        metric = None
+    metric = report.headline(record)
     if metric not in record["test"]:
         raise damaged(f'has no test score of its headline metric ({metric or "none"})')
     if name is not None:

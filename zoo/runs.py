@@ -23,6 +23,8 @@ import zipfile
 import keras
 import numpy as np
 
+from keras_seq.zoo import records
+
 RECORD = "record.json"
 CHECKPOINT = "checkpoint"
 
@@ -156,8 +158,7 @@ class RunCheckpoint(keras.callbacks.Callback):
         if not isinstance(state, dict):
             problem = f"a JSON {type(state).__name__}, not an object"
         else:
-            problem = next((f'"{key}" is missing or not a JSON {kind.__name__}' for key, kind in fields.items()
-                            if not isinstance(state.get(key), kind)), None)
+            problem = records.json_field_problem(state, fields)
             if problem is None and not all(isinstance(saved, dict) for saved in state["callbacks"]):
                 problem = '"callbacks" holds something other than JSON objects'
             if problem is None and not isinstance(state.get("extra", {}), dict):

@@ -78,9 +78,11 @@ def _is_positive_integer(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
 
 
-def check_options(batch_size, max_length, bucket_boundaries, bptt):
-    """Raises a ValueError naming the first pipeline option with a bad value;
-    None, their default, is fine for all but `batch_size`."""
+def check_options(batch_size, max_length, bucket_boundaries, bptt, shuffle=False, epoch=None):
+    """Raises an error naming the first pipeline option with a bad value;
+    None, their default, is fine for all but `batch_size`. `epoch`, which
+    keys the shuffle order, is a scalar integer `tf.Variable` and needs
+    `shuffle=True`."""
     if not _is_positive_integer(batch_size):
         raise ValueError(f"`batch_size` must be a positive integer; got {batch_size!r}.")
     for option, value in (("max_length", max_length), ("bptt", bptt)):
@@ -93,19 +95,13 @@ def check_options(batch_size, max_length, bucket_boundaries, bptt):
                 "`bucket_boundaries` must be a non-empty, strictly increasing list of positive "
                 f"integers (or None for no bucketing); got {bucket_boundaries!r}."
             )
+    if epoch is not None:
+        import tensorflow as tf
 
-
-def check_epoch(epoch, shuffle):
-    """`epoch` keys the shuffle order: a scalar integer `tf.Variable`, with
-    `shuffle=True`."""
-    if epoch is None:
-        return
-    import tensorflow as tf
-
-    if not isinstance(epoch, tf.Variable) or epoch.shape.rank != 0 or not epoch.dtype.is_integer:
-        raise TypeError(f"`epoch` must be a scalar integer tf.Variable (or None); got {epoch!r}.")
-    if not shuffle:
-        raise ValueError("`epoch` keys the order of shuffled passes; it needs shuffle=True.")
+        if not isinstance(epoch, tf.Variable) or epoch.shape.rank != 0 or not epoch.dtype.is_integer:
+            raise TypeError(f"`epoch` must be a scalar integer tf.Variable (or None); got {epoch!r}.")
+        if not shuffle:
+            raise ValueError("`epoch` keys the order of shuffled passes; it needs shuffle=True.")
 
 
 def make_dataset(
@@ -123,8 +119,7 @@ def make_dataset(
 ):
     import tensorflow as tf
 
-    check_options(batch_size, max_length, bucket_boundaries, bptt)
-    check_epoch(epoch, shuffle)
+    check_options(batch_size, max_length, bucket_boundaries, bptt, shuffle, epoch)
     check_sequences(sequences, info)
     stream = info.task == "next_token" and len(sequences) == 1
     if bptt is not None and not stream:

@@ -318,9 +318,11 @@ def test_a_damaged_record_is_named(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"seed": None}, 'has no "seed" of the right kind'),
-    ({"hardware": None}, 'has no "hardware" of the right kind'),
-    ({"wall_seconds": "60"}, 'has no "wall_seconds" of the right kind'),
+    ({"seed": None}, r'is damaged: "seed" is missing or not a JSON integer \(got None\)'),
+    ({"seed": True}, r'is damaged: "seed" is missing or not a JSON integer \(got True\)'),
+    ({"hardware": None}, r'is damaged: "hardware" is missing or not a JSON string'),
+    ({"wall_seconds": "60"}, r'is damaged: "wall_seconds" is missing or not a JSON integer or a JSON number'),
+    ({"paper": {"value": 0.1}, "test": {"frame_nll": 8.0}}, r"has no test score of its headline metric \(none\)"),
     ({"test": {"bits_per_event": 0.7}}, r"has no test score of its headline metric \(sequence_error\)"),
     ({"stopping": {"best_epoch": 3}}, 'has a "stopping" without "reason" and "converged"'),
     ({"seed": 1}, r"holds the record of seed 1 of ocr_ms_scrbm, which belongs in .*seed-1.json; move it there"),
