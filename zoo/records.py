@@ -20,6 +20,10 @@ def cpu_name(cpuinfo="/proc/cpuinfo"):
     return name + (" AVX-512" if "avx512f" in fields.get("flags", "").split() else "")
 
 
+JSON_KIND_NAMES = {int: "a JSON integer", float: "a JSON number", str: "a JSON string", list: "a JSON array",
+                   dict: "a JSON object"}
+
+
 def json_field_problem(record, fields):
     """The first of `fields` (`{key: type or tuple of types}`) that the JSON
     object `record` lacks or holds as another kind, said in words; None when
@@ -31,10 +35,6 @@ def json_field_problem(record, fields):
             names = " or ".join(JSON_KIND_NAMES.get(k, k.__name__) for k in kinds)
             return f'"{key}" is missing or not {names} (got {value!r})'
     return None
-
-
-JSON_KIND_NAMES = {int: "a JSON integer", float: "a JSON number", str: "a JSON string", list: "a JSON array",
-                   dict: "a JSON object"}
 
 
 def run_record(recipe, task, model, quick, seed, test, parameters, wall_seconds, backend, **fields):
