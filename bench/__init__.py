@@ -5,6 +5,7 @@ SCRBM, LMN and TrellisNet next to SimpleRNN / GRU / LSTM on the papers'
 shapes, one process per backend, and writes a Markdown report. The other
 scripts here measure one thing each: `autoencoder.py` (the closed-form
 pretraining against a dense SVD), `xi_products.py` (its two routes for
-the products with Xi), `long_memory.py` (TrellisNet on the
+the products with Xi), `reconstruction_memory.py` (the pretraining's
+reconstruction error on long pieces), `long_memory.py` (TrellisNet on the
 long-memory tasks), `trellis_sensitivity.py`, `pipeline.py`.
 """

@@ -139,7 +139,8 @@ class LinearAutoencoder:
         if self.center:
             valid = _valid_mask(lengths, padded.shape[1])
             self.mean_ = padded[valid].mean(axis=0)
-            padded = np.where(valid[..., None], padded - self.mean_, 0.0)
+            padded -= self.mean_  # as_padded's own copy, centred in place
+            padded[~valid] = 0.0
         history = self.history or int(lengths.max())
         self.history_ = history
         operator = XiOperator(padded, lengths, history)
@@ -212,16 +213,20 @@ class LinearAutoencoder:
         return memory
 
     def _encode_padded(self, padded, lengths):
-        n, steps, _ = padded.shape
-        valid = _valid_mask(lengths, steps)
-        centered = padded - self.mean_
-        memory = np.zeros((n, steps, self.n_components_))
-        m = np.zeros((n, self.n_components_))
-        a_t, b_t = self.A.T, self.B.T
-        for t in range(steps):
-            m = centered[:, t] @ a_t + m @ b_t
+        memory = np.zeros(padded.shape[:2] + (self.n_components_,))
+        for t, m in self._encoder_steps(padded - self.mean_):
             memory[:, t] = m
-        return np.where(valid[..., None], memory, 0.0)
+        memory[~_valid_mask(lengths, padded.shape[1])] = 0.0
+        return memory
+
+    def _encoder_steps(self, centered):
+        """`(t, m_t)` for each step of the padded, centred inputs, `m_t`
+        of shape `(n, p)`."""
+        m = np.zeros((centered.shape[0], self.n_components_))
+        a_t, b_t = self.A.T, self.B.T
+        for t in range(centered.shape[1]):
+            m = centered[:, t] @ a_t + m @ b_t
+            yield t, m
 
     def decode(self, memory, steps):
         """Reconstructs the last `steps` inputs from memory states.
@@ -275,14 +280,20 @@ class LinearAutoencoder:
         `||Xi||^2 - 2 <Xi, M D> + ||M D||^2` with `D` the decoder.
         """
         self._check_fitted()
-        padded, lengths = as_padded(sequences, lengths, self.input_dim_)
-        memory = self._encode_padded(padded, lengths)
-        valid = _valid_mask(lengths, padded.shape[1])
-        centered = np.where(valid[..., None], padded - self.mean_, 0.0)
+        centered, lengths = as_padded(sequences, lengths, self.input_dim_)
+        valid = _valid_mask(lengths, centered.shape[1])
+        centered -= self.mean_  # as_padded's own copy, centred in place
+        centered[~valid] = 0.0
+        # m_t at the valid steps only, (rows, p) in the operator's row order
+        # (sequence by sequence): a padded (n, T, p) memory of long pieces
+        # would take several times the data's size.
+        first_row = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        m = np.empty((int(valid.sum()), self.n_components_))
+        for t, step in self._encoder_steps(centered):
+            m[first_row[valid[:, t]] + t] = step[valid[:, t]]
         operator = XiOperator(centered, lengths, self.history_)
         decoder = self.decoder_matrices(self.history_)
         decoder = decoder.transpose(1, 0, 2).reshape(self.n_components_, -1)
-        m = memory[valid]  # (rows, p), in the operator's row order
         cross = np.sum(operator.matmul(decoder.T) * m)
         own = np.sum((m @ (decoder @ decoder.T)) * m)
         total = operator.frobenius_squared()

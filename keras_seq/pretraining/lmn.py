@@ -259,9 +259,9 @@ def lmn_from_unrolled(unrolled, autoencoder, memory_units):
 
 def _hidden_sequences(unrolled, inputs, lengths):
     functional = unrolled.get_layer("functional")
-    hidden = keras.ops.convert_to_numpy(functional(inputs.astype("float32")))
-    valid = np.arange(inputs.shape[1])[None, :] < lengths[:, None]
-    return np.where(valid[..., None], hidden.astype(np.float64), 0.0)
+    hidden = keras.ops.convert_to_numpy(functional(inputs.astype("float32"))).astype(np.float64)
+    hidden[np.arange(inputs.shape[1])[None, :] >= lengths[:, None]] = 0.0
+    return hidden
 
 
 def predict_unrolled(unrolled, sequences, window):

@@ -163,6 +163,24 @@ def test_randomized_matches_dense_svd(rng):
     np.testing.assert_allclose(randomized.singular_values_, reference, rtol=2e-2)
 
 
+@pytest.mark.parametrize("center", [False, True])
+def test_reconstruction_error_is_the_mean_squared_error_of_every_row(rng, center):
+    """Below full rank: each row of Xi (the last k inputs, centred, zeros
+    before the start) against the decoding of the encoder's m_t."""
+    sequences = [s + 2.0 for s in random_sequences(rng, lengths=(11, 4, 8, 13), a=3)]
+    k = 4
+    ae = LinearAutoencoder(5, history=k, center=center, solver="dense").fit(sequences)
+    squared, entries = 0.0, 0
+    for s, memory in zip(sequences, ae.encode(sequences)):
+        for t in range(len(s)):
+            row = reversed_history(s - ae.mean_, t, k)
+            decoded = ae.decode(memory[t], k) - ae.mean_
+            squared += np.sum((row - decoded) ** 2)
+            entries += row.size
+    assert squared / entries > 1e-3  # not at full rank: the test sees errors
+    np.testing.assert_allclose(ae.reconstruction_error(sequences), squared / entries, rtol=1e-10)
+
+
 def test_matrices_follow_the_spec(rng):
     """A = U^T P, B = U^T R U with P = [I; 0] and R the block shift."""
     sequences = random_sequences(rng)
