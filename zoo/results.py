@@ -375,7 +375,10 @@ def _differing_arguments(recipe, model, other):
     return [(k, a[k], b[k]) for k in sorted((set(a) & set(b)) - derived) if as_json(a[k]) != as_json(b[k])]
 
 
-def _row(name, rows):
+def _row(name, rows, selection=None):
+    """One table row of a recipe's records; `selection`: the grid point
+    `keras-seq select` chose, which the records were checked to be trained
+    at (records made before the choice do not carry it)."""
     recipe = recipes.RECIPES.get(name)
     first = rows[0]
     metric = report.headline(first)
@@ -411,8 +414,9 @@ def _row(name, rows):
         if "--data-dir" in first.get("command", ""):
             command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
     command = portable_command(command)
-    if first.get("selected_point"):
-        name += f" ({point_name(first['selected_point'], ', ')})"
+    selection = first.get("selected_point") or selection
+    if selection:
+        name += f" ({point_name(selection, ', ')})"
     elif recipe and recipe.grid:
         name += f" ({UNSEARCHED})"
     return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
@@ -480,15 +484,17 @@ def markdown(records, records_dir=RECORDS):
         "a source of variation like the seed's.",
         "",
     ]
+    selections = {}
     for name, rows in records.items():
         if name in recipes.RECIPES:  # a row stands for what its command trains today
             point = selected_point(records_dir, name, bool(rows[0].get("quick")))  # load_records keeps quick apart
             for record in rows:
                 _check_trained_at(record, record_path(records_dir, name, record["seed"], bool(record.get("quick"))),
                                   recipes.get(name), point)
+            selections[name] = point
     unmeasured = []
     for title, names in SECTIONS:
-        rows = [_row(name, records[name]) for name in names if records.get(name)]
+        rows = [_row(name, records[name], selections.get(name)) for name in names if records.get(name)]
         unmeasured += [name for name in names if not records.get(name)]
         if not rows:
             continue

@@ -267,6 +267,23 @@ def test_set_aside_moves_the_records_of_other_arguments_and_only_those(tmp_path)
     assert (records / "ocr_ms_lstm" / "seed-0.json").exists()
 
 
+def test_a_row_trained_before_its_selection_chose_those_arguments_is_named_by_the_selection(tmp_path):
+    """Records made at the recipe's arguments carry no selected point; once
+    `select` chooses those arguments, the row says so."""
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    for seed in (0, 1):
+        results.write_record(_record(seed, 0.2), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
+    labels = lambda: [line.split(" | ")[0] for line in
+                      results.markdown(results.load_records(str(records)), str(records)).splitlines()
+                      if line.startswith("| ocr_ms_scrbm ")]
+    assert labels() == ["| ocr_ms_scrbm (recipe defaults, no recorded selection)"]
+    results.write_record({"recipe": "ocr_ms_scrbm", "point": {"dropout": 0.0, "units": 100}},
+                         results.selection_path(str(records), "ocr_ms_scrbm"))
+    assert labels() == ["| ocr_ms_scrbm (dropout=0, units=100)"]
+
+
 def test_select_names_the_records_its_choice_leaves_stale(tmp_path, capsys):
     from keras_seq import cli
     from keras_seq.zoo import results
