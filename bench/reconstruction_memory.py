@@ -12,9 +12,7 @@ beyond the padded states it is given; CPU time is `time.process_time`.
     python -m bench.reconstruction_memory [--sets nottingham] [--units 250 --memory-units 500]
 """
 
-import argparse
 import os
-import platform
 import time
 import tracemalloc
 
@@ -23,8 +21,9 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from bench.xi_products import DEFAULT_DATA  # noqa: E402
-from bench.xi_products import SETS  # noqa: E402
+from bench.xi_products import machine  # noqa: E402
+from bench.xi_products import music_set_parser  # noqa: E402
+from bench.xi_products import random_states  # noqa: E402
 from keras_seq.pretraining.linear_autoencoder import LinearAutoencoder  # noqa: E402
 
 
@@ -39,28 +38,16 @@ def measured_error(autoencoder, padded, lengths):
 
 
 def main(argv=None):
-    from keras_seq import data
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
-    parser.add_argument("--data-dir", default=DEFAULT_DATA)
-    parser.add_argument("--units", type=int, default=100, help="hidden units (the autoencoder's input size)")
+    parser = music_set_parser(__doc__.splitlines()[0])
     parser.add_argument("--memory-units", type=int, default=250)
-    parser.add_argument("--history", type=int, default=10, help="the pretraining window")
     parser.add_argument("--fit-pieces", type=int, default=40, help="pieces the autoencoder is fitted on")
     args = parser.parse_args(argv)
 
-    print(f"cpu={platform.processor() or platform.machine()} cores={os.cpu_count()} "
-          f"BLAS threads={os.environ['OPENBLAS_NUM_THREADS']} numpy={np.__version__}, "
-          f"{args.units} units, {args.memory_units} memory units, history {args.history}")
+    print(f"{machine()}, {args.units} units, {args.memory_units} memory units, history {args.history}")
     print("| set | sequences | longest | rows | padded states (MiB) | CPU (s) | peak beyond them (MiB) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name in args.sets:
-        lengths = np.array([len(x) for x in data.load_arrays(name, "train", data_dir=args.data_dir).inputs])
-        rng = np.random.default_rng(0)
-        padded = np.zeros((len(lengths), lengths.max(), args.units))
-        for j, steps in enumerate(lengths):
-            padded[j, :steps] = rng.random((steps, args.units))
+        padded, lengths = random_states(name, args.data_dir, args.units)
         autoencoder = LinearAutoencoder(args.memory_units, history=args.history, seed=0).fit(
             padded[: args.fit_pieces], lengths=lengths[: args.fit_pieces])
         _, seconds, peak = measured_error(autoencoder, padded, lengths)

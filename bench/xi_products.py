@@ -42,29 +42,46 @@ def product_pair(padded, lengths, history, columns, products, rng):
     return operator, (forward, backward), seconds, peak / 2**20
 
 
-def main(argv=None):
+def random_states(name, data_dir, units):
+    """Random hidden states of `units` at the real lengths of music set
+    `name`'s training pieces, padded with zeros: `(padded, lengths)`."""
     from keras_seq import data
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    lengths = np.array([len(x) for x in data.load_arrays(name, "train", data_dir=data_dir).inputs])
+    rng = np.random.default_rng(0)
+    padded = np.zeros((len(lengths), lengths.max(), units))
+    for j, steps in enumerate(lengths):
+        padded[j, :steps] = rng.random((steps, units))
+    return padded, lengths
+
+
+def music_set_parser(description):
+    """The options of a bench on the music sets' hidden states."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
     parser.add_argument("--data-dir", default=DEFAULT_DATA)
     parser.add_argument("--units", type=int, default=100, help="hidden units (the autoencoder's input size)")
     parser.add_argument("--history", type=int, default=10, help="the pretraining window")
+    return parser
+
+
+def machine():
+    return (f"cpu={platform.processor() or platform.machine()} cores={os.cpu_count()} "
+            f"BLAS threads={os.environ['OPENBLAS_NUM_THREADS']} numpy={np.__version__}")
+
+
+def main(argv=None):
+    parser = music_set_parser(__doc__.splitlines()[0])
     parser.add_argument("--columns", type=int, default=260, help="memory units + oversamples")
     args = parser.parse_args(argv)
 
-    print(f"cpu={platform.processor() or platform.machine()} cores={os.cpu_count()} "
-          f"BLAS threads={os.environ['OPENBLAS_NUM_THREADS']} numpy={np.__version__}, one product pair "
-          f"(Xi @ W, Xi^T @ Q), {args.units} units, history {args.history}, {args.columns} columns")
+    print(f"{machine()}, one product pair (Xi @ W, Xi^T @ Q), {args.units} units, history {args.history}, "
+          f"{args.columns} columns")
     print("| set | sequences | longest | rows | chosen | shifted CPU (s) | shifted peak (MiB) "
           "| FFT CPU (s) | FFT peak (MiB) | max rel. difference |")
     print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     for name in args.sets:
-        lengths = np.array([len(x) for x in data.load_arrays(name, "train", data_dir=args.data_dir).inputs])
-        rng = np.random.default_rng(0)
-        padded = np.zeros((len(lengths), lengths.max(), args.units))
-        for j, steps in enumerate(lengths):
-            padded[j, :steps] = rng.random((steps, args.units))
+        padded, lengths = random_states(name, args.data_dir, args.units)
         timings, results = {}, {}
         for products in ("shifted", "fft"):
             operator, results[products], seconds, peak = product_pair(

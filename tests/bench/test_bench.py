@@ -111,28 +111,25 @@ def test_free_energy_floor_forms_agree_with_the_softplus_sum():
         FreeEnergyFloor(4, 3, form="exact")
 
 
-def test_xi_products_bench_times_both_routes_and_checks_they_agree(shared_data_dir):
+def _jsb_chorales_row(shared_data_dir, module, *options):
+    """The JSB Chorales row of `python -m <module>`'s table, as cells."""
     done = subprocess.run(  # a process of its own: the script pins BLAS threads before numpy loads
-        [sys.executable, "-m", "bench.xi_products", "--sets", "jsb_chorales", "--data-dir", shared_data_dir,
-         "--units", "8", "--columns", "12"],
+        [sys.executable, "-m", module, "--sets", "jsb_chorales", "--data-dir", shared_data_dir, *options],
         cwd=REPOSITORY, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), capture_output=True, text=True, timeout=600,
     )
     assert done.returncode == 0, done.stderr[-4000:]
     (row,) = [line for line in done.stdout.splitlines() if line.startswith("| jsb_chorales |")]
-    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    return [cell.strip() for cell in row.strip("|").split("|")]
+
+
+def test_xi_products_bench_times_both_routes_and_checks_they_agree(shared_data_dir):
+    cells = _jsb_chorales_row(shared_data_dir, "bench.xi_products", "--units", "8", "--columns", "12")
     assert cells[1:4] == ["229", "128", "13578"] and cells[4] in ("shifted", "FFT")
     assert all(value(cell) >= 0 for cell in cells[5:9]) and value(cells[9]) < 1e-10
 
 
 def test_reconstruction_memory_bench_measures_the_error_on_real_lengths(shared_data_dir):
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.reconstruction_memory", "--sets", "jsb_chorales", "--data-dir", shared_data_dir,
-         "--units", "8", "--memory-units", "12"],
-        cwd=REPOSITORY, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    (row,) = [line for line in done.stdout.splitlines() if line.startswith("| jsb_chorales |")]
-    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    cells = _jsb_chorales_row(shared_data_dir, "bench.reconstruction_memory", "--units", "8", "--memory-units", "12")
     padded_mib = 229 * 128 * 8 * 8 / 2**20
     assert cells[1:4] == ["229", "128", "13578"] and value(cells[4]) == round(padded_mib)
     assert value(cells[5]) >= 0 and value(cells[6]) > 0
