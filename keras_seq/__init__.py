@@ -11,18 +11,21 @@ import sys
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("constraints", "data", "distribute", "layers", "metrics", "models", "pretraining", "saving", "zoo", "tuning")
+_SUBPACKAGES = ("constraints", "data", "distribute", "layers", "metrics", "models", "pretraining", "presets", "saving", "zoo", "tuning")
 _FROM = {
+    "CharacterLanguageModel": "models",
     "LMN": "layers",
     "LinearMemoryCell": "layers",
     "MaxSpectralNorm": "constraints",
+    "PianoRollModel": "models",
     "SCRBM": "layers",
     "SCRBMCell": "layers",
+    "SequenceTagger": "models",
     "TrellisBlock": "layers",
     "TrellisNet": "models",
 }
 
-__all__ = ["constraints", "layers", "models", "pretraining", *_FROM, "__version__"]
+__all__ = ["constraints", "layers", "models", "presets", "pretraining", *_FROM, "__version__"]
 
 
 def __getattr__(name):

@@ -164,6 +164,16 @@ def _compare(args):
 def _evaluate(args):
     import json
 
+    if args.preset is not None:
+        if args.recipe or args.model:
+            raise ValueError("--preset evaluates a preset: give no recipe and no --model beside it.")
+        from keras_seq.zoo import presets
+
+        scores = presets.evaluate(args.preset, args.data_dir, args.split)
+        print(json.dumps({"preset": args.preset, "split": args.split, **scores}, indent=2))
+        return
+    if args.recipe is None:
+        raise ValueError("name a recipe (or --preset NAME)")
     from keras_seq.zoo import recipes
     from keras_seq.zoo import train
 
@@ -315,8 +325,10 @@ def _parser():
             sub.add_argument("--match-parameters", action="store_true",
                              help="size each recipe after the first to the first model's parameter count")
         sub.set_defaults(run=_compare if name == "compare" else _train)
-    evaluate = command("evaluate", "evaluate a trained recipe's saved model")
-    evaluate.add_argument("recipe", type=recipe_name, help="a recipe name (keras-seq list)")
+    evaluate = command("evaluate", "evaluate a trained recipe's saved model, or a preset (--preset)")
+    evaluate.add_argument("recipe", nargs="?", type=recipe_name, default=None, help="a recipe name (keras-seq list)")
+    evaluate.add_argument("--preset", default=None,
+                          help="measure this preset (name, directory or URL) again on --split of its data")
     evaluate.add_argument("--model", default=None,
                           help="a .keras file (None: the newest finished run's, <output>/<recipe>/seed-<seed>*/model.keras)")
     evaluate.add_argument("--output", default="runs", help="the folder `keras-seq train` wrote")
@@ -330,6 +342,7 @@ def _parser():
     evaluate.set_defaults(run=_evaluate)
     # Commands whose module defines its own arguments (none of them imports Keras at import time).
     from keras_seq.tuning import cli as tuning_cli
+    from keras_seq.zoo import preset_cli
     from keras_seq.zoo import quickstart
     from keras_seq.zoo import results
     from keras_seq.zoo import selection
@@ -342,6 +355,10 @@ def _parser():
     ):
         sub = command(name, text)
         module.add_arguments(sub)
+        sub.set_defaults(run=run)
+    for name, text, add_arguments, run in preset_cli.COMMANDS:
+        sub = command(name, text)
+        add_arguments(sub)
         sub.set_defaults(run=run)
     return parser
 

@@ -315,6 +315,19 @@ def piano_roll(true_roll, predicted_probs, path, length=None):
     plt.close(figure)
 
 
+def roll_image(roll, path, lowest_midi=21, title="sampled piece"):
+    """One piano roll (frames, keys) as a PNG, keys labelled by MIDI note."""
+    plt = pyplot()
+    figure, axis = plt.subplots(figsize=(10, 4))
+    axis.imshow(roll.T, aspect="auto", origin="lower", cmap="gray_r", vmin=0, vmax=1, interpolation="nearest",
+                extent=(0, len(roll), lowest_midi - 0.5, lowest_midi + roll.shape[1] - 0.5))
+    axis.set_title(title)
+    axis.set_xlabel("frame")
+    axis.set_ylabel("MIDI note")
+    figure.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(figure)
+
+
 def mean_and_spread(values):
     """Mean and sample standard deviation (None for one value)."""
     mean = sum(values) / len(values)
