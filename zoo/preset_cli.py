@@ -98,15 +98,13 @@ def run_label(args):
             raise ValueError(f"{args.preset} reads letter images: pass .npy files with --file.")
         sentences = [s.split() for s in args.sentences]
         _print_labels(sentences, tagger.label(sentences, batch_size=args.batch_size), letters)
-    import keras
-
-    progress = keras.utils.Progbar(len(args.file), unit_name="file") if len(args.file) > 1 else None
     for i, path in enumerate(args.file):
         sequences = _read_sequences(path, letters)
         _print_labels(sequences, tagger.label(sequences, batch_size=args.batch_size), letters)
-        if progress:
+        if len(args.file) > 1:  # progress on stderr: stdout holds the labels alone
             sys.stdout.flush()
-            progress.update(i + 1)
+            print(f"\r[{i + 1}/{len(args.file)} files] {path}", end="\n" if i + 1 == len(args.file) else "",
+                  file=sys.stderr, flush=True)
 
 
 def _print_labels(sequences, labels, letters):
