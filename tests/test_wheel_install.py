@@ -34,6 +34,13 @@ print(report.comparison_table(records))
 print("RESULT", json.dumps({r["recipe"]: r["test"]["frame_accuracy"] for r in records}))
 """
 
+# A preset applied to a user's sentence, in three lines, with no data folder.
+PRESET = """
+import keras_seq
+tagger = keras_seq.presets.load("wsj_pos_2000_lexical_scrbm")
+print("TAGS", tagger.label([["The", "market", "fell", "sharply", "."]]))
+"""
+
 # The modules of the notebooks' extras (`keras-seq[zoo,tune]`).
 EXTRAS_MODULES = ("tensorflow", "tensorflow_datasets", "music21", "matplotlib", "keras_tuner", "sklearn")
 
@@ -68,3 +75,8 @@ def test_the_wheel_installs_into_a_fresh_environment_and_runs_the_quick_start(tm
     assert os.path.getsize(work / "runs" / "bach_chorales_lstm" / "seed-0-quick" / "model.keras") > 0
     cli = _run([str(venv / "bin" / "keras-seq"), "list"], cwd=work, env=environment)
     assert "bach_chorales_lmn_b_pretrained" in cli
+    out = _run([python, "-c", textwrap.dedent(PRESET)], cwd=work, env=environment)
+    assert "TAGS [['DT', 'NN', 'VBD', 'RB', '.']]" in out
+    labelled = _run([str(venv / "bin" / "keras-seq"), "label", "wsj_pos_2000_lexical_scrbm", "The market fell sharply ."],
+                    cwd=work, env=environment)
+    assert labelled.split() == ["The/DT", "market/NN", "fell/VBD", "sharply/RB", "./."]
