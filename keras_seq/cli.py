@@ -55,11 +55,12 @@ def _strategy_scope(kind):
     return strategy.scope() if hasattr(strategy, "scope") else contextlib.nullcontext()
 
 
-def _with_settings(name, pairs, data_pairs=None):
-    """Recipe `name` with the model arguments of `--set ARG=VALUE ...` and the
-    dataset options of `--set-data OPTION=VALUE ...` (zoo.assignments),
-    renamed `name+ARG=VALUE,...` so that its runs and checkpoints keep apart
-    from the recipe's own."""
+def _with_settings(name, pairs, data_pairs=None, recipe_defaults=False):
+    """Recipe `name` at its selected grid point (`recipes.selected`; its own
+    arguments with `recipe_defaults`), with the model arguments of `--set
+    ARG=VALUE ...` and the dataset options of `--set-data OPTION=VALUE ...`
+    (zoo.assignments), renamed `name+ARG=VALUE,...` so that its runs and
+    checkpoints keep apart from the recipe's own."""
     import dataclasses
 
     from keras_seq.data import registry as data_registry
@@ -68,7 +69,7 @@ def _with_settings(name, pairs, data_pairs=None):
     from keras_seq.zoo import registry
     from keras_seq.zoo import results
 
-    recipe = recipes.get(name)
+    recipe = recipes.get(name) if recipe_defaults else recipes.selected(name)
     if not pairs and not data_pairs:
         return recipe
     settings = assignments.parse(pairs, "--set")
@@ -128,7 +129,8 @@ def _train(args):
         results.check_new_record_path(args.record)
     scope = _strategy_scope(args.strategy)
     with scope:  # models are built inside train.run, hence under the strategy
-        records = [train.run(_with_settings(name, args.set, args.set_data), **_train_options(args))
+        records = [train.run(_with_settings(name, args.set, args.set_data, args.recipe_defaults),
+                             **_train_options(args))
                    for name in args.recipes]
     if args.record:
         results.keep_record(records[0], args.record, args.command_line)
@@ -153,7 +155,8 @@ def _compare(args):
     from keras_seq.zoo import report
 
     with _strategy_scope(args.strategy):
-        records = compare.run(args.recipes, match_parameters=args.match_parameters, **_train_options(args))
+        records = compare.run(args.recipes, match_parameters=args.match_parameters,
+                              recipe_defaults=args.recipe_defaults, **_train_options(args))
     text = report.comparison_table(records) + "\n\n" + report.comparison_summary(records)
     print(text)
     if args.markdown:
@@ -294,6 +297,9 @@ def _parser():
                               "(a rerun of a finished run goes to seed-<seed>-2/; a killed run resumes)")
         sub.add_argument("--restart", action="store_true",
                          help="start a killed run over instead of resuming it from its checkpoint")
+        sub.add_argument("--recipe-defaults", action="store_true",
+                         help="train each recipe's own arguments, not the grid point chosen on validation "
+                              "(`keras-seq select`) that its RESULTS row and preset were trained at")
         sub.add_argument("--markdown", default=None, help="also write the table to this file")
         sub.add_argument("--seed", type=int, default=0, help="seed of weights, shuffling and dropout")
         sub.add_argument("--max-seconds", type=positive_float, default=None,

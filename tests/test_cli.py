@@ -30,6 +30,8 @@ USER_ERRORS = [
     (["train", "conll2000_lstm", "--set", "units=True"],
      "--set units: recipe 'conll2000_lstm' takes an integer (its value is 100); got True."),
     (["train", "jsb_chorales_lmn_b", "--set", "memory_units=0.5"],
+     "--set memory_units: recipe 'jsb_chorales_lmn_b' takes an integer (its value is 250); got 0.5."),
+    (["train", "jsb_chorales_lmn_b", "--recipe-defaults", "--set", "memory_units=0.5"],
      "--set memory_units: recipe 'jsb_chorales_lmn_b' takes an integer (its value is 100); got 0.5."),
     (["train", "jsb_chorales_trellisnet", "--set", "dropout=high"],
      "--set dropout: recipe 'jsb_chorales_trellisnet' takes a number (its value is 0."),
@@ -179,3 +181,34 @@ def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(s
     for unwritable in (tmp_path / "a-file" / "seed-0.json", "/proc/no-record/seed-0.json"):
         with pytest.raises(ValueError, match=f"--record {unwritable}: no record can be written there"):
             cli.main(["train", "ocr_ms_lstm", "--quick", "--data-dir", "/nonexistent", "--record", str(unwritable)])
+
+
+def test_train_builds_the_selected_point_and_recipe_defaults_the_recipes_own(shared_data_dir, tmp_path):
+    import json
+
+    from keras_seq import cli
+    from keras_seq.zoo import recipes
+
+    point = recipes.selected_points()["ocr_ms_lstm"]
+    assert point != {k: recipes.get("ocr_ms_lstm").model.get(k, 0.0) for k in point}  # the choice differs
+    cli.main(["train", "ocr_ms_lstm", "--quick", "--data-dir", shared_data_dir, "--output", str(tmp_path)])
+    record = json.load(open(tmp_path / "ocr_ms_lstm" / "seed-0-quick" / "record.json"))
+    assert {k: record["model"][k] for k in point} == point
+    cli.main(["train", "ocr_ms_lstm", "--quick", "--recipe-defaults", "--data-dir", shared_data_dir,
+              "--output", str(tmp_path)])
+    record = json.load(open(tmp_path / "ocr_ms_lstm" / "seed-0-quick-2" / "record.json"))
+    builder_defaults = {"dropout": 0.0, "l2": 0.0, "learning_rate": 1e-3, "units": 100}  # labelling_model's
+    assert {k: record["model"].get(k, builder_defaults[k]) for k in point} == {k: builder_defaults[k] for k in point}
+
+
+def test_the_packaged_selections_are_the_records_selections():
+    import os
+
+    from keras_seq.zoo import recipes
+    from keras_seq.zoo import results
+
+    records = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "records")
+    assert recipes.selected_points() == results.selections(records), (
+        "zoo/selected_points.json is out of date: `keras-seq results --rebuild` writes it from records/")
+    for name, point in recipes.selected_points().items():
+        assert {k: recipes.selected(name).model[k] for k in point} == point

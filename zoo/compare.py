@@ -3,7 +3,8 @@ stopping rule, in one table that says whether each run converged.
 
     keras-seq compare bach_chorales_lmn_b_pretrained bach_chorales_lstm
 
-The first recipe sets the rule every model trains under: its validation
+Each recipe trains at its selected grid point (`recipes.selected`) unless
+`recipe_defaults` asks for its own arguments. The first recipe sets the rule every model trains under: its validation
 metric, patience, validation schedule and epoch limit. `match_parameters`
 resizes the other recipes' recurrent layers so that their parameter count
 is as close as a whole number of units allows to the first model's.
@@ -59,12 +60,14 @@ def with_parameters(recipe, target, quick=False, data_dir=None):
     return sized(best)
 
 
-def run(names, match_parameters=False, data_dir=None, quick=False, **train_options):
+def run(names, match_parameters=False, data_dir=None, quick=False, recipe_defaults=False, **train_options):
     """Trains the named recipes one after another under the first one's
     stopping rule; returns their records in order.
 
     Args:
-        names: Two or more recipe names on the same dataset.
+        names: Two or more recipe names on the same dataset, each trained
+            at its selected grid point (`recipes.selected`), or at the
+            recipe's own arguments with `recipe_defaults`.
         match_parameters: Size every recipe after the first to its
             parameter count (see `with_parameters`).
         data_dir, quick, **train_options: As for `train.run` (`epochs`
@@ -79,7 +82,7 @@ def run(names, match_parameters=False, data_dir=None, quick=False, **train_optio
 
     >>> records = run(["bach_chorales_lmn_b_pretrained", "bach_chorales_lstm"], quick=True)
     """
-    chosen = [recipes.get(name) for name in names]
+    chosen = [recipes.get(name) if recipe_defaults else recipes.selected(name) for name in names]
     if len(chosen) < 2:
         raise ValueError(f"compare needs two or more recipes; got {list(names)}.")
     datasets = {(r.dataset, tuple(sorted(r.data_options.items()))) for r in chosen}

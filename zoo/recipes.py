@@ -3,6 +3,8 @@ builder and its arguments, training settings, the published number), not a
 code path: adding a task means adding an entry here."""
 
 import dataclasses
+import json
+import os
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,9 +87,32 @@ def add(recipe):
 
 
 def get(name):
+    """The recipe `name` as defined here: its arguments before any selection
+    on validation (`selected` gives the chosen ones)."""
     if name not in RECIPES:
         raise ValueError(f"Unknown recipe {name!r}. Known recipes: {', '.join(sorted(RECIPES))}.")
     return RECIPES[name]
+
+
+# The grid point `keras-seq select` chose for each recipe with one: a copy
+# of every records/<recipe>/selected.json, shipped with the package (the
+# records are not), written by `keras-seq results --rebuild`.
+SELECTED_POINTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "selected_points.json")
+
+
+def selected_points():
+    """{recipe name: its selected grid point}."""
+    with open(SELECTED_POINTS) as f:
+        return json.load(f)
+
+
+def selected(name):
+    """The recipe `name` at the grid point chosen on validation, the
+    arguments its RESULTS row and its preset were trained at (the recipe as
+    defined when it has no selection)."""
+    recipe = get(name)
+    point = selected_points().get(name)
+    return dataclasses.replace(recipe, model={**recipe.model, **point}) if point else recipe
 
 
 _SCRBM = "Tran et al., Linear-Time Sequence Classification using RBMs"

@@ -540,6 +540,31 @@ def add_arguments(parser):
                              "(a new select choice) into records/<recipe>/LABEL/")
 
 
+def selections(records_dir):
+    """{recipe: point} of every `records/<recipe>/selected.json`."""
+    chosen = [load_record(path, keys=("recipe", "point"))
+              for path in sorted(glob.glob(os.path.join(records_dir, "*", "selected.json")))]
+    return {selection["recipe"]: selection["point"] for selection in chosen}
+
+
+def sync_selected_points(records_dir):
+    """Writes the package's copy of the selections (`recipes.SELECTED_POINTS`)
+    from the checkout's records, if `records_dir` is that folder; returns
+    whether it did."""
+    checkout_records = os.path.join(os.path.dirname(os.path.dirname(recipes.SELECTED_POINTS)), RECORDS)
+    if not os.path.isdir(records_dir) or not os.path.isdir(checkout_records) \
+            or not os.path.samefile(records_dir, checkout_records):
+        return False
+    points = selections(records_dir)
+    if points != recipes.selected_points():
+        temporary = f"{recipes.SELECTED_POINTS}.tmp-{os.getpid()}"
+        with open(temporary, "w") as f:
+            json.dump(points, f, indent=2, sort_keys=True)
+            f.write("\n")
+        os.replace(temporary, recipes.SELECTED_POINTS)
+    return True
+
+
 def run(args, argv_text=None):
     if not args.rebuild:
         measure(args.data_dir, args.records, args.seeds, args.budget_seconds, args.epochs, args.only,
@@ -548,4 +573,6 @@ def run(args, argv_text=None):
     text = markdown(load_records(args.records, quick=args.quick), args.records)
     with open(args.markdown, "w") as f:
         f.write(text)
+    if not args.quick:
+        sync_selected_points(args.records)
     print(text)
