@@ -98,6 +98,21 @@ def task_class(recipe):
     return models.Task
 
 
+def build_task(recipe, data_dir=None, predictor=None, quick=False, name=None):
+    """The `keras_seq.models` task of `recipe`, the class its presets load
+    into: the recipe's predictor (built untrained by its builder, or the
+    trained `predictor` given) with the preprocessor of its training data.
+
+    >>> tagger = build_task(recipes.selected("wsj_pos_2000_lexical_scrbm"))
+    >>> tags = tagger.label([["The", "market", "fell", "."]])  # untrained: arbitrary tags
+    """
+    if predictor is None:
+        from keras_seq.zoo import train
+
+        _, predictor = train.build(recipe, quick=quick, data_dir=data_dir)[0]
+    return task_class(recipe)(predictor, preprocessor(recipe, data_dir), name=name or recipe.name)
+
+
 def _family(recipe):
     """The model family of `recipe` that `_PAPERS` cites."""
     kind = recipe.model.get("kind")
@@ -241,7 +256,7 @@ def export(run_directory, output, name=None, data_dir=None, record_path=None, de
         with open(record_path) as f:
             record = {**record, "command": json.load(f).get("command")}
     backbone = saving.load_model(model_file, compile=False)  # weights only: no optimizer state in a preset
-    task = task_class(recipe)(backbone, preprocessor(recipe, data_dir), name=name or recipe.name)
+    task = build_task(recipe, data_dir, predictor=backbone, name=name)
     metadata = metadata_of(record, recipe, name or recipe.name, arguments, description, intended_use, record_path)
     return presets.save(task, output, metadata, card=model_card)
 

@@ -139,3 +139,19 @@ def test_every_builtin_preset_has_its_recipe():
         assert recipes.get(recipe_name).name == recipe_name and use
     assert set(presets.builtin_names()) <= set(zoo_presets.BUILTIN)
     assert preset_cli.COMMANDS
+
+
+@pytest.mark.parametrize("recipe_name, task_class", [
+    ("wsj_pos_2000_lexical_scrbm", SequenceTagger),
+    ("jsb_chorales_lmn_b_pretrained", PianoRollModel),
+])
+def test_the_zoo_builds_the_class_a_preset_loads_into(recipe_name, task_class, shared_data_dir):
+    recipe = recipes.selected(recipe_name)
+    task = zoo_presets.build_task(recipe, shared_data_dir, quick=True)
+    assert type(task) is task_class and task.preprocessor == zoo_presets.preprocessor(recipe, shared_data_dir)
+    if task_class is SequenceTagger:
+        tags = task.label([["The", "market", "fell", "."]])
+        assert len(tags[0]) == 4 and set(tags[0]) <= set(task.preprocessor.class_names)
+    else:
+        roll = task.generate(frames=4, seed=0)
+        assert roll.shape == (5, 88) and set(np.unique(roll)) <= {0, 1}
