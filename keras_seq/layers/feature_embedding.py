@@ -75,7 +75,7 @@ class FeatureEmbedding(keras.layers.Layer):
         if not isinstance(inputs, keras.KerasTensor):
             failed = validation.id_values("FeatureEmbedding ids", inputs, self.input_dims)
         rows = ops.cast(inputs, "int32") + ops.convert_to_tensor(self._offsets, dtype="int32")
-        return validation.poison(ops.sum(ops.take(self.embeddings, rows, axis=0), axis=-2), failed)
+        return validation.guard(ops.sum(ops.take(self.embeddings, rows, axis=0), axis=-2), failed)
 
     def compute_mask(self, inputs, mask=None):
         return ops.not_equal(inputs[..., 0], 0) if self.mask_zero else None

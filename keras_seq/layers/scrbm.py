@@ -588,8 +588,9 @@ class SCRBM(CarriedOutputRNN):
     ):
         mask = self._sequence_mask(sequences, mask, sequences_mask)
         cell = self.cell
+        failed = None
         if labels is not None:
-            labels = self._label_distribution(labels, sequences, mask)
+            labels, failed = self._label_distribution(labels, sequences, mask)
         if cell.dropout > 0:
             # One mask per sequence, drawn as the cell draws it from a step
             # (features, then the label columns it never applies to), so a
@@ -611,7 +612,7 @@ class SCRBM(CarriedOutputRNN):
                 [projected, ops.matmul(labels, cell.label_kernel)], axis=-1
             )
         try:
-            return self._run(projected, initial_state, mask, training)
+            return validation.guard(self._run(projected, initial_state, mask, training), failed)
         except Exception:
             self._maybe_reset_dropout_masks(cell)
             raise
@@ -673,7 +674,7 @@ class SCRBM(CarriedOutputRNN):
             failed = validation.label_values(labels, num_classes, mask)
         if len(labels.shape) == 2:
             labels = ops.one_hot(ops.cast(labels, "int32"), num_classes)
-        return validation.poison(ops.cast(labels, self.compute_dtype), failed)
+        return ops.cast(labels, self.compute_dtype), failed
 
     @property
     def units(self):

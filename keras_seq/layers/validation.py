@@ -8,6 +8,7 @@ import numbers
 
 import numpy as np
 from keras import ops
+from keras import tree
 
 
 def positive_int(name, value, minimum=1):
@@ -110,7 +111,7 @@ def label_values(labels, num_classes, mask=None):
     Eager values raise a `ValueError` here and return None. In traced code
     (`fit`, `predict`, `jit`) the check runs with the step
     (`_raise_at_run_time`) and this returns the scalar boolean tensor
-    "labels are invalid", for `poison` to act on where the backend cannot
+    "labels are invalid", for `guard` to act on where the backend cannot
     raise (TensorFlow under XLA)."""
     ids = len(labels.shape) == 2
     if ids:
@@ -139,7 +140,7 @@ def id_values(what, ids, sizes):
     As `label_values`: eager values raise a `ValueError` naming the first
     bad id, its position and its range, and return None; in traced code the
     check runs with the step and this returns the scalar boolean tensor
-    "ids are invalid", for `poison`."""
+    "ids are invalid", for `guard`."""
     bounds = np.asarray(sizes)
 
     def bad_steps(xp, values):
@@ -176,21 +177,30 @@ def _checked(tensor, bad_steps, eager_message, traced_message, mask=None):
     bad = bad_steps(ops, tensor)
     if mask is not None:
         bad = ops.logical_and(bad, ops.cast(mask, "bool"))
-    failed = ops.any(bad)
-    _raise_at_run_time(failed, traced_message)
-    return failed
+    return _raise_at_run_time(ops.any(bad), traced_message)
 
 
-def poison(tensor, failed):
-    """`tensor` (floating), or NaN everywhere when `failed` (a scalar boolean
-    tensor from `label_values`, or None) holds, on TensorFlow, where an
-    XLA-compiled step cannot raise: the loss turns NaN instead of training
-    on the invalid labels."""
+def guard(outputs, failed):
+    """`outputs` (a tensor or a nest of them, computed from values that
+    `label_values` / `id_values` checked), or NaN everywhere when `failed`
+    (their scalar boolean flag, or None) holds, with no gradient through
+    the NaN: where a compiled step cannot raise (TensorFlow under XLA) the
+    loss turns NaN, and the weights get a zero gradient from the step
+    instead of one computed from invalid values. On TensorFlow `failed`
+    carries the check's assertion, so in graph mode the step raises before
+    its update can be applied."""
     from keras import backend
 
-    if failed is None or backend.backend() != "tensorflow":
-        return tensor
-    return ops.where(failed, ops.cast(float("nan"), tensor.dtype), tensor)
+    if failed is None or backend.backend() == "torch":  # PyTorch: eager steps checked the values themselves
+        return outputs
+
+    def one(tensor):
+        if not hasattr(tensor, "dtype") or "float" not in str(tensor.dtype):
+            return tensor
+        nan = ops.stop_gradient(ops.full_like(tensor, float("nan")))
+        return ops.where(failed, nan, tensor)
+
+    return tree.map_structure(one, outputs)
 
 
 def _bad_label_steps(xp, labels, num_classes, ids):
@@ -210,13 +220,14 @@ def _bad_label_steps(xp, labels, num_classes, ids):
 
 def _raise_at_run_time(failed, message):
     """Raises `ValueError(message)` when the scalar boolean `failed` turns
-    out true while the traced computation runs.
+    out true while the traced computation runs; returns the flag (on
+    TensorFlow, one that depends on the check).
 
     The one place where the layers use backend APIs: keras.ops has no
     checked op. JAX: a `jax.debug.callback` raises it (it surfaces in the
     runtime error of the jitted step). TensorFlow: a `tf.debugging.Assert`
     (graph mode: an `InvalidArgumentError` with the message; XLA compiles it
-    to nothing, hence `poison`). PyTorch runs eagerly, where the values
+    to nothing, hence `guard`). PyTorch runs eagerly, where the values
     were checked before this point."""
     from keras import backend
 
@@ -232,7 +243,11 @@ def _raise_at_run_time(failed, message):
     elif name == "tensorflow":
         import tensorflow as tf
 
-        tf.debugging.Assert(tf.logical_not(failed), [message])
+        # What reads the flag (the guarded outputs, hence the loss, the
+        # gradients and the update) runs after the assertion.
+        with tf.control_dependencies([tf.debugging.Assert(tf.logical_not(failed), [message])]):
+            return tf.identity(failed)
+    return failed
 
 
 def _concrete(tensor):

@@ -369,9 +369,10 @@ class TrellisNet(keras.Model):
         self.supports_masking = True
 
     def call(self, inputs, training=None, mask=None, **kwargs):
+        failed = None
         if self.vocab_size is not None and not isinstance(inputs, keras.KerasTensor):
-            validation.id_values("TrellisNet token ids", inputs, self.vocab_size)
-        return super().call(inputs, training=training, mask=mask, **kwargs)
+            failed = validation.id_values("TrellisNet token ids", inputs, self.vocab_size)
+        return validation.guard(super().call(inputs, training=training, mask=mask, **kwargs), failed)
 
     def compute_mask(self, inputs, mask=None):
         if mask is None or not self.return_sequences:
