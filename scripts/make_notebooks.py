@@ -93,16 +93,51 @@ QUICK_START = [
 
 {badge("quick_start")}
 
-Installs [keras-seq](https://github.com/{REPOSITORY}) from the repository, trains two recipes of
-its model zoo — a Linear Memory Network whose weights are first fitted in closed form
-(`*_lmn_b_pretrained`) and an LSTM baseline — on the Bach chorales that ship inside `music21`
-(no download), then prints their scores in one table and plots learning curves and predicted
-piano rolls. About five minutes on a Colab CPU runtime; faster on a GPU.
+Installs [keras-seq](https://github.com/{REPOSITORY}) from the repository and starts from its
+trained models (presets): tags a sentence and writes a chorale as a MIDI file, with no training
+and no download, in under a minute. Then it trains two recipes of its model zoo — a Linear
+Memory Network whose weights are first fitted in closed form (`*_lmn_b_pretrained`) and an LSTM
+baseline — on the Bach chorales that ship inside `music21`, prints their scores in one table
+and plots learning curves and predicted piano rolls: about five more minutes on a Colab CPU
+runtime; faster on a GPU.
 
 {RUNTIME_NOTE}
 '''),
     ("code", INSTALL),
     ("code", SETUP),
+    ("markdown", '''
+## A trained model, no training
+
+A preset is a trained model with its preprocessing, shipped inside the package: loading one by
+name needs no data and no network. `keras-seq presets` lists them with their test metrics; the
+same table here.
+'''),
+    ("code", '''
+from IPython.display import Image, Markdown, display
+
+from keras_seq import presets
+from keras_seq.zoo import preset_cli
+
+display(Markdown(preset_cli.presets_table()))
+tagger = presets.load("wsj_pos_2000_lexical_scrbm")
+sentence = "The market fell sharply .".split()
+tags = tagger.label([sentence])[0]
+print(" ".join(f"{word}/{tag}" for word, tag in zip(sentence, tags)))
+'''),
+    ("markdown", '''
+A chorale model samples a piece frame by frame (one frame a quarter note); `generate` can also
+continue a MIDI or MusicXML file given as `primer`, and `score` rates a piece.
+'''),
+    ("code", '''
+from keras_seq.zoo import report
+
+music = presets.load("jsb_chorales_lstm")
+roll = music.generate(frames=32, temperature=0.7, seed=0)
+music.write_midi(roll, "chorale.mid")
+report.roll_image(roll, "chorale.png", music.preprocessor.lowest_midi)
+display(Image(filename="chorale.png"))
+print("wrote chorale.mid;", "its score under the model:", music.score("chorale.mid"))
+'''),
     ("markdown", '''
 ## The zoo
 
@@ -130,8 +165,11 @@ stopping rule (model selection on validation frame accuracy; early stopping once
 the validation NLL has improved for 20 epochs), then is tested; each run leaves a `.keras` model,
 a JSON record and PNG plots in its own directory under `OUTPUT` (a killed run resumes from its
 last epoch when run again). The table says whether each run converged, and the
-summary names a better model only when all did. The same from a shell: `keras-seq compare
-bach_chorales_lmn_b_pretrained bach_chorales_lstm --strategy auto`.
+summary names a better model only when all did. `recipe_defaults=True` trains the recipes' own
+small sizes (LMN-B 100+250, LSTM 100 units); without it, the sizes chosen on validation that
+RESULTS and the presets report (250+500 and 500 units; about twice as long). The same from a
+shell: `keras-seq compare bach_chorales_lmn_b_pretrained bach_chorales_lstm --recipe-defaults
+--strategy auto`.
 '''),
     ("code", '''
 from IPython.display import Markdown, display
@@ -142,7 +180,7 @@ from keras_seq.zoo import train
 
 OUTPUT = "runs/quick_start"
 with scope():  # the models are built inside compare.run, hence under the strategy
-    records = compare.run(RECIPE_NAMES, epochs=EPOCHS, quick=QUICK, output=OUTPUT)
+    records = compare.run(RECIPE_NAMES, epochs=EPOCHS, quick=QUICK, output=OUTPUT, recipe_defaults=True)
 display(Markdown(report.comparison_table(records)))
 print(report.comparison_summary(records))
 '''),
@@ -173,9 +211,11 @@ print(f"{name}, reloaded: test {metric} {scores[metric]:.4f}")
 assert abs(scores[metric] - records[0]["test"][metric]) < 1e-4, "the reloaded model scores differently"
 '''),
     ("code", summary_cell('''{
-    r["recipe"]: {"metric": report.headline(r), "test": r["test"][report.headline(r)],
-                  "epochs": r["epochs_run"], "parameters": r["parameters"], "converged": report.converged(r)}
-    for r in records
+    "presets": {"tags": tags, "chorale_frames": len(roll), "chorale_notes": len(music.preprocessor.notes(roll))},
+    "runs": {r["recipe"]: {"metric": report.headline(r), "test": r["test"][report.headline(r)],
+                           "epochs": r["epochs_run"], "parameters": r["parameters"],
+                           "converged": report.converged(r)}
+             for r in records},
 }''')),
 ]
 

@@ -116,12 +116,17 @@ def _check_quick_start(nb, summary, folder):
     assert "| model | parameters | updates | epochs | wall s | test frame_nll | test frame_accuracy |" in text
     assert "| jsb_chorales_lmn_b_pretrained (quick) |" in text and "| jsb_chorales_lstm (quick) |" in text
     assert "Not converged: jsb_chorales_lmn_b_pretrained, jsb_chorales_lstm" in text  # one epoch each
-    assert sorted(summary) == ["jsb_chorales_lmn_b_pretrained", "jsb_chorales_lstm"]
-    for row in summary.values():
+    assert "| wsj_pos_2000_lexical_scrbm | SequenceTagger |" in text and "The/DT market/NN fell/VBD" in text
+    assert summary["presets"]["tags"] == ["DT", "NN", "VBD", "RB", "."]
+    assert summary["presets"]["chorale_frames"] == 33 and summary["presets"]["chorale_notes"] > 0
+    with open(os.path.join(folder, "chorale.mid"), "rb") as f:
+        assert f.read(4) == b"MThd"
+    assert sorted(summary["runs"]) == ["jsb_chorales_lmn_b_pretrained", "jsb_chorales_lstm"]
+    for row in summary["runs"].values():
         assert row["metric"] == "frame_accuracy" and 0.0 <= row["test"] <= 1.0 and row["epochs"] == 1
         assert row["converged"] is False
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
-    assert len(images) == 4  # curve + piano roll per recipe
+    assert len(images) == 5  # the sampled chorale, then curve + piano roll per recipe
     for name in ("model.keras", "curve.png", "roll.png", "record.json"):
         assert os.path.getsize(os.path.join(folder, "runs", "quick_start", "jsb_chorales_lstm", "seed-0-quick", name)) > 0
 
