@@ -343,6 +343,30 @@ class ShuffleEpoch(keras.callbacks.Callback):
         self.epoch.assign(epoch)
 
 
+class SeedEpoch(keras.callbacks.Callback):
+    """Seeds the process-wide generators (Python's, NumPy's, torch's) from
+    `(seed, epoch)` as each epoch begins, so that what draws from them
+    (PyTorch's dropout in a layer given no seed; a first call of a model
+    that `fit` makes while it sets up) draws the same numbers in epoch k of
+    a resumed run as of one never stopped. The layers' own seed generators
+    are kept in the run's checkpoint (zoo.runs)."""
+
+    def __init__(self, seed):
+        super().__init__()
+        self.seed = int(seed)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        import random
+
+        key = int(np.random.SeedSequence([self.seed, epoch]).generate_state(1)[0])
+        random.seed(key)
+        np.random.seed(key)
+        if keras.backend.backend() == "torch":
+            import torch
+
+            torch.manual_seed(key)
+
+
 class TimeBudget(keras.callbacks.Callback):
     """Stops training at the first training step that ends after `seconds`
     of wall time since training began; that epoch's validation still runs.

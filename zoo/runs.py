@@ -6,10 +6,15 @@ for --quick runs): `model.keras`, `record.json`, `curve.png` and, for music,
 place, so a crash leaves the previous file or none, never half of one. A
 directory with a `record.json` holds a finished run and is never written
 again: a rerun of the same command goes to `seed-S-2/`, `seed-S-3/`, ...
+A directory is owned by one process at a time (`claim`: an OS lock on its
+`.lock` file); a second run of the same command started meanwhile takes
+the next directory instead of writing into the first one's.
 
 While training, `checkpoint/` holds the last finished epoch: the weights
-(optimizer state included), the epochs' logs, and the state of the
-callbacks that decide when to stop (early stopping's best scores and best
+(optimizer state included), the random states (dropout's seed generators;
+each epoch's batch order and process-wide generators are keyed by (seed,
+epoch): zoo.callbacks.ShuffleEpoch, SeedEpoch), the epochs' logs, and
+the state of the callbacks that decide when to stop (early stopping's best scores and best
 weights, the time budget's elapsed seconds). Rerunning a killed run with
 the same arguments resumes from there; `restart=True` starts over.
 """
@@ -61,6 +66,100 @@ def run_directory(output, name, seed, quick=False):
     return candidate
 
 
+LOCK = ".lock"
+
+
+class RunDirectory:
+    """A run directory owned by this process (`claim`): an OS lock on its
+    `.lock` file, which the OS releases if the process dies. `release()`
+    (or leaving the `with` block) gives it up."""
+
+    def __init__(self, path, handle):
+        self.path, self._handle = path, handle
+
+    def release(self, finished=False):
+        if self._handle is None:
+            return
+        if finished:  # a later claimant re-checks for the record after locking
+            try:
+                os.remove(os.path.join(self.path, LOCK))
+            except FileNotFoundError:
+                pass
+        _unlock(self._handle)
+        self._handle.close()
+        self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+def _try_lock(handle):
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _unlock(handle):
+    try:
+        import fcntl
+    except ImportError:
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def claim(output, name, seed, quick=False, announce=print):
+    """The `RunDirectory` this run owns: the first of `seed-S`, `seed-S-2`,
+    ... that holds no finished run and no other live process (an unfinished
+    one nobody holds is resumed). A directory another process holds is
+    passed over, with a line naming its pid; an output folder that cannot
+    be written raises a ValueError naming it, before any training."""
+    base = os.path.join(output, name, f"seed-{seed}{'-quick' if quick else ''}")
+    candidate, count = base, 1
+    while True:
+        if not os.path.exists(os.path.join(candidate, RECORD)):
+            try:
+                os.makedirs(candidate, exist_ok=True)
+                handle = open(os.path.join(candidate, LOCK), "a+")
+            except OSError as error:
+                raise ValueError(f"--output {output}: cannot write the run directory {candidate} "
+                                 f"({type(error).__name__}: {error.strerror or error}).") from None
+            if _try_lock(handle):
+                if not os.path.exists(os.path.join(candidate, RECORD)):  # not finished while we waited
+                    handle.seek(0)
+                    handle.truncate()
+                    handle.write(f"{os.getpid()}\n")
+                    handle.flush()
+                    return RunDirectory(candidate, handle)
+                _unlock(handle)
+            else:
+                handle.seek(0)
+                owner = handle.read().strip() or "unknown"
+                announce(f"# {candidate} is in use by process {owner} (a run of the same command); "
+                         "this run takes the next directory", flush=True)
+            handle.close()
+        count += 1
+        candidate = f"{base}-{count}"
+
+
 def finished_run(output, name, seed=0, quick=False):
     """The newest finished run directory of (recipe, seed), or None."""
     base = os.path.join(output, name, f"seed-{seed}{'-quick' if quick else ''}")
@@ -75,6 +174,14 @@ def finished_run(output, name, seed=0, quick=False):
 def _read_arrays(path):
     with np.load(path) as f:
         return [f[f"arr_{i}"] for i in range(len(f.files))]
+
+
+def random_states(model):
+    """The model's random-number states: the seed generators of its layers
+    (dropout masks), which `save_weights` does not keep. Their order is
+    the model's, the same in every process that builds it."""
+    weights = {id(v) for v in model.weights}
+    return [v for v in model.non_trainable_variables if id(v) not in weights]
 
 
 def _flatten(tree, prefix=""):
@@ -127,6 +234,13 @@ class RunCheckpoint(keras.callbacks.Callback):
         if model.optimizer is not None and not model.optimizer.built:
             model.optimizer.build(model.trainable_variables)
         self._load(model.load_weights, state["weights"])
+        saved_states = self._load(_read_arrays, state["random_states"]) if state.get("random_states") else None
+        if saved_states is not None and len(saved_states) != len(random_states(model)):
+            raise self._damaged(self._state_path, f"it holds {len(saved_states)} random states, the model "
+                                                  f"{len(random_states(model))}")
+        # Put back when the first resumed epoch begins: `fit` may draw random
+        # numbers while it sets up (a first symbolic call of the model).
+        self._pending_random = saved_states
         for callback, saved in zip(self.stateful, state["callbacks"]):
             arrays_file = saved.pop("weights_file", None)
             if arrays_file:
@@ -191,6 +305,12 @@ class RunCheckpoint(keras.callbacks.Callback):
             f"start over, or give this run another --output."
         )
 
+    def on_epoch_begin(self, epoch, logs=None):
+        saved_states, self._pending_random = getattr(self, "_pending_random", None), None
+        if saved_states is not None:
+            for variable, value in zip(random_states(self.model), saved_states):
+                variable.assign(value)
+
     def on_epoch_end(self, epoch, logs=None):
         for key, value in (logs or {}).items():
             self.history.setdefault(key, []).append(float(value))
@@ -208,6 +328,13 @@ class RunCheckpoint(keras.callbacks.Callback):
         os.makedirs(self.directory, exist_ok=True)
         weights = "weights-final.weights.h5" if self.extra.get("finished") else f"weights-{self.epoch}.weights.h5"
         replace_atomically(os.path.join(self.directory, weights), lambda path: self.model.save_weights(path))
+        randoms = f"random-{'final' if self.extra.get('finished') else self.epoch}.npz"
+
+        def write_randoms(path):
+            with open(path, "wb") as f:
+                np.savez(f, *[keras.ops.convert_to_numpy(v.value) for v in random_states(self.model)])
+
+        replace_atomically(os.path.join(self.directory, randoms), write_randoms)
         callback_states, callback_weights = [], []
         for index, callback in enumerate(self.stateful):
             state = dict(callback.get_state())
@@ -227,11 +354,11 @@ class RunCheckpoint(keras.callbacks.Callback):
                 callback_weights.append(name)
             callback_states.append(state)
         self.extra["wall_seconds"] = self.wall_before + time.perf_counter() - self._started
-        write_json({"epoch": self.epoch, "weights": weights, "callbacks": callback_states,
+        write_json({"epoch": self.epoch, "weights": weights, "random_states": randoms, "callbacks": callback_states,
                     "callback_weights": callback_weights, "history": self.history, "extra": self.extra},
                    self._state_path)
         for old in os.listdir(self.directory):  # files of earlier epochs, now unreferenced
-            if old not in (weights, "state.json", *callback_weights) and not old.startswith("."):
+            if old not in (weights, randoms, "state.json", *callback_weights) and not old.startswith("."):
                 os.remove(os.path.join(self.directory, old))
 
     def discard(self):

@@ -271,6 +271,19 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
         return family.run(recipe, data_dir=data_dir, quick=quick, output=output, seed=seed, run_name=run_name)
     epochs = (1 if quick else recipe.epochs) if epochs is None else epochs
     validation.positive_int("epochs", epochs)
+    claimed = runs.claim(output, run_name or recipe.name, seed, quick) if output else None
+    try:
+        record = _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, jit_compile,
+                      steps_per_execution, fixed_shapes, restart)
+    finally:
+        if claimed is not None:
+            claimed.release(finished=os.path.exists(os.path.join(claimed.path, runs.RECORD)))
+    return record
+
+
+def _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, jit_compile, steps_per_execution,
+         fixed_shapes, restart):
+    """`run` of a Keras recipe, into the run directory `claimed` (or none)."""
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
     order = zoo_callbacks.ShuffleEpoch()
@@ -283,7 +296,7 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     built, arguments = build(recipe, quick, data_dir, jit_compile, steps_per_execution)
     trainer, predictor = built
     stopper = None
-    callbacks = [order]
+    callbacks = [order, zoo_callbacks.SeedEpoch(seed)]
     if valid is not None:
         selecting, stopper = selection_callbacks(recipe, built, valid)
         callbacks += selecting
@@ -294,8 +307,8 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     pretraining = built.pretraining_report
     directory = checkpoint = None
     initial_epoch = 0
-    if output:
-        directory = runs.run_directory(output, run_name or recipe.name, seed, quick)
+    if claimed is not None:
+        directory = claimed.path
         checkpoint = runs.RunCheckpoint(os.path.join(directory, runs.CHECKPOINT), [stopper, annealing, budget],
                                         configuration=checkpoint_configuration(recipe, arguments, seed, quick))
         if restart:

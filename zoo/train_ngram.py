@@ -69,10 +69,10 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0, run_name=None):
         chance=zoo_train.chance_scores(recipe, data_dir, quick),
     )
     if output:
-        directory = runs.run_directory(output, run_name or recipe.name, seed, quick)
-        record["run_directory"] = directory
-        os.makedirs(directory, exist_ok=True)
-        runs.write_json(record, os.path.join(directory, runs.RECORD))
+        with runs.claim(output, run_name or recipe.name, seed, quick) as claimed:
+            record["run_directory"] = claimed.path
+            runs.write_json(record, os.path.join(claimed.path, runs.RECORD))
+            claimed.release(finished=True)
     return record
 
 

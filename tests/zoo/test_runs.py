@@ -52,9 +52,11 @@ elif kill == "saving-model":
         replace(path, write)
 
     runs.replace_atomically = replace_atomically
-if os.environ.get("CHANGE_DEFAULT"):  # a later version of the recipe, with another default
+if os.environ.get("CHANGE_DEFAULT"):  # a later selection of the recipe's arguments
     key, value = os.environ["CHANGE_DEFAULT"].split("=")
-    recipes.get("jsb_chorales_lstm").model[key] = float(value)
+    points = recipes.selected_points()
+    points["jsb_chorales_lstm"][key] = float(value)
+    recipes.selected_points = lambda: points
 # No argv for Ctrl-C: as the installed command, which answers it in one line.
 cli.main(None if kill == "ctrl-c-mid-epoch-3" else sys.argv[1:])
 """
