@@ -48,6 +48,6 @@ def run(args):
     )
     print(open(summary["files"]["markdown"]).read())
     print(json.dumps({k: summary[k] for k in (
-        "recipe", "space", "objective", "trials_before", "trials_completed", "best_trial", "best_score",
+        "recipe", "space", "objective", "trials_before", "trials_completed", "trials_failed", "best_trial", "best_score",
         "best_hyperparameters", "files")}, indent=2, default=str))
     return summary

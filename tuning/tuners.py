@@ -60,35 +60,73 @@ def search(recipe, space="paper", tuner="random", max_trials=10, directory="runs
         **(overrides or {}),
     )
     project_dir = os.path.join(directory, project_name(hypermodel, tuner))
-    grid = {k: list(v) for k, v in hypermodel.space.grid().items()}
+    settings = search_settings(hypermodel, tuner, seed)
     if not overwrite:
-        check_saved_search(project_dir, grid)
+        check_saved_search(project_dir, settings)
     search_tuner = make_tuner(
         hypermodel, tuner, max_trials=max_trials, directory=directory, overwrite=overwrite, seed=seed,
         distribution_strategy=distribution_strategy,
     )
     os.makedirs(search_tuner.project_dir, exist_ok=True)
-    with open(os.path.join(search_tuner.project_dir, SPACE_FILE), "w") as f:
-        json.dump(grid, f, indent=2, default=str)
+    from keras_seq.zoo import runs
+
+    runs.write_json(settings, os.path.join(search_tuner.project_dir, SETTINGS_FILE))
     before = len(completed_trials(search_tuner))
     search_tuner.search(verbose=verbose)
     summary = summarize(search_tuner, hypermodel)
     summary["trials_before"] = before
     if write:
         summary["files"] = write_report(search_tuner, hypermodel, summary)
+    if summary["trials_completed"] == 0:
+        raise ValueError(f"keras-seq tune: no trial of the search in {search_tuner.project_dir} succeeded "
+                         f"({summary['trials_failed']} failed); the first failure: {first_failure(search_tuner)}")
     return summary
 
 
-SPACE_FILE = "search_space.json"
+SETTINGS_FILE = "search.json"
+SPACE_FILE = "search_space.json"  # what searches saved before SETTINGS_FILE
 
 
-def check_saved_search(project_dir, grid):
+def search_settings(hypermodel, tuner, seed):
+    """Everything that makes the trials of one search comparable: the
+    recipe (its model, data and training arguments), the space, the epochs
+    a trial trains, the tuner, the seed and the backend."""
+    import dataclasses
+
+    import keras
+
+    recipe = hypermodel.recipe
+    model = {k: list(v) if isinstance(v, tuple) else v for k, v in recipe.model.items()}
+    return json.loads(json.dumps({
+        "recipe": recipe.name, "builder": recipe.builder, "model": model, "dataset": recipe.dataset,
+        "data_options": recipe.data_options, "batch_size": recipe.batch_size,
+        "anneal": None if recipe.anneal is None else dataclasses.asdict(recipe.anneal),
+        "space": hypermodel.space.name, "grid": {k: list(v) for k, v in hypermodel.space.grid().items()},
+        "epochs_per_trial": hypermodel.epochs, "quick": hypermodel.quick, "tuner": tuner, "seed": seed,
+        "objective": hypermodel.objective.name, "backend": keras.backend.backend(),
+    }, default=str))
+
+
+def first_failure(tuner):
+    failed = sorted((t for t in tuner.oracle.trials.values() if t.status == "FAILED"), key=lambda t: t.trial_id)
+    if not failed:
+        return "no trial ran"
+    lines = [line for line in (failed[0].message or "").strip().splitlines() if line.strip()]
+    return f"trial {failed[0].trial_id}: {lines[-1].strip() if lines else 'no message'}"
+
+
+def _changes(saved, now):
+    keys = sorted(set(saved) | set(now))
+    return "; ".join(f"{k}: {json.dumps(saved.get(k))} -> {json.dumps(now.get(k))}"
+                     for k in keys if saved.get(k) != now.get(k))
+
+
+def check_saved_search(project_dir, settings):
     """Before resuming the search saved in `project_dir`: its KerasTuner
-    state must be whole JSON (else an error naming the file), and a search
-    space that differs from the saved one is reported, since KerasTuner
-    would silently keep the saved one."""
-    import sys
-
+    state must be whole JSON (else an error naming the file), and it must
+    have been made with the same `settings` (`search_settings`): a resume
+    with any of them changed is refused, naming what changed, since its
+    trials would be ranked together with the saved ones."""
     oracle = os.path.join(project_dir, "oracle.json")
     for path in [oracle] + sorted(
             os.path.join(project_dir, d, "trial.json") for d in (os.listdir(project_dir) if os.path.isdir(project_dir) else ())
@@ -103,14 +141,20 @@ def check_saved_search(project_dir, grid):
                 f"The saved search state {path} is damaged (not valid JSON); rerun with --overwrite to start "
                 "the search afresh, or restore the file."
             ) from None
-    saved = os.path.join(project_dir, SPACE_FILE)
-    if os.path.exists(saved):
-        with open(saved) as f:
-            previous = json.load(f)
-        if previous != json.loads(json.dumps(grid, default=str)):
-            print(f"keras-seq tune: warning: the search space differs from the one saved in {project_dir} "
-                  f"(saved {previous}, now {grid}); KerasTuner resumes the saved search. Use --overwrite to "
-                  "search the new space, or another --directory.", file=sys.stderr, flush=True)
+    saved_settings = os.path.join(project_dir, SETTINGS_FILE)
+    saved_space = os.path.join(project_dir, SPACE_FILE)
+    if os.path.exists(saved_settings):
+        with open(saved_settings) as f:
+            changes = _changes(json.load(f), settings)
+    elif os.path.exists(saved_space):
+        with open(saved_space) as f:
+            changes = _changes({"grid": json.load(f)}, {"grid": settings["grid"]})
+    else:
+        return
+    if changes:
+        raise ValueError(f"The search in {project_dir} was made with other settings ({changes}); its trials "
+                         "would be ranked with this one's. Start a new search with --overwrite (which deletes "
+                         "the saved one) or another --directory.")
 
 
 def _score(trial, objective):
@@ -150,6 +194,7 @@ def summarize(tuner, hypermodel):
         "quick": hypermodel.quick,
         "epochs_per_trial": hypermodel.epochs,
         "trials_completed": len(completed_trials(tuner)),
+        "trials_failed": sum(t.status == "FAILED" for t in tuner.oracle.trials.values()),
         "best_trial": None if best is None else best.trial_id,
         "best_score": None if best is None else _score(best, hypermodel.objective),
         "best_hyperparameters": None if best is None else dict(best.hyperparameters.values),

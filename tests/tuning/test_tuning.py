@@ -5,6 +5,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -110,19 +111,60 @@ def test_killed_search_resumes_without_redoing_finished_trials(shared_data_dir, 
     assert len(fits) == 3 and summary["trials_completed"] == 2
 
 
-def test_a_changed_space_is_reported_and_a_damaged_state_named(tmp_path, capsys):
+def test_a_resume_with_other_settings_is_refused_and_a_damaged_state_named(tmp_path):
     project = tmp_path / "search"
     project.mkdir()
-    tuners.check_saved_search(str(project), {"units": [8, 16]})  # nothing saved yet: silent
+    settings = {"recipe": "r", "grid": {"units": [8, 16]}, "epochs_per_trial": 3, "backend": "jax"}
+    tuners.check_saved_search(str(project), settings)  # nothing saved yet
+    (project / tuners.SETTINGS_FILE).write_text(json.dumps(settings))
+    tuners.check_saved_search(str(project), settings)  # the same settings: resumes
+    for change, named in (({"epochs_per_trial": 15}, "epochs_per_trial: 3 -> 15"),
+                          ({"grid": {"units": [32, 64]}}, 'grid: {"units": [8, 16]} -> {"units": [32, 64]}'),
+                          ({"backend": "torch"}, 'backend: "jax" -> "torch"')):
+        with pytest.raises(ValueError, match=re.escape(named) + ".*--overwrite"):
+            tuners.check_saved_search(str(project), {**settings, **change})
+    (project / tuners.SETTINGS_FILE).unlink()  # a search saved before the settings were: its space
     (project / tuners.SPACE_FILE).write_text(json.dumps({"units": [8, 16]}))
-    tuners.check_saved_search(str(project), {"units": [8, 16]})
-    assert capsys.readouterr().err == ""
-    tuners.check_saved_search(str(project), {"units": [8, 32]})
-    err = capsys.readouterr().err
-    assert "the search space differs from the one saved" in err and "--overwrite" in err
+    tuners.check_saved_search(str(project), settings)
+    with pytest.raises(ValueError, match="other settings"):
+        tuners.check_saved_search(str(project), {**settings, "grid": {"units": [8, 32]}})
     (project / "oracle.json").write_text('{"ongoing_trials": {')
     with pytest.raises(ValueError, match=r"oracle.json is damaged \(not valid JSON\); rerun with --overwrite"):
-        tuners.check_saved_search(str(project), {"units": [8, 16]})
+        tuners.check_saved_search(str(project), settings)
+
+
+@ORCHESTRATION_ON_TENSORFLOW
+def test_a_search_resumed_with_longer_trials_is_refused_not_mixed(shared_data_dir, tmp_path):
+    options = dict(space="compact", tuner="random", directory=str(tmp_path), quick=True, data_dir=shared_data_dir,
+                   write=False)
+    tuners.search("jsb_chorales_simple_rnn", max_trials=1, epochs=1, **options)
+    project = tmp_path / "jsb_chorales_simple_rnn-compact-random-quick"
+    saved = sorted(p.name for p in project.iterdir())
+    with pytest.raises(ValueError, match=r"epochs_per_trial: 1 -> 2\).*--overwrite"):
+        tuners.search("jsb_chorales_simple_rnn", max_trials=2, epochs=2, **options)
+    assert sorted(p.name for p in project.iterdir()) == saved  # no trial of the other length added
+    summary = tuners.search("jsb_chorales_simple_rnn", max_trials=2, epochs=2, overwrite=True, **options)
+    assert summary["trials_completed"] == 2 and summary["epochs_per_trial"] == 2
+
+
+@ORCHESTRATION_ON_TENSORFLOW
+def test_a_search_whose_every_trial_failed_exits_non_zero_naming_the_failure(shared_data_dir, tmp_path,
+                                                                              monkeypatch):
+    from keras_seq import cli
+
+    def fit(self, hp, model, *args, **kwargs):
+        raise ValueError("the data folder holds no jsb_chorales files")
+
+    monkeypatch.setattr(hypermodels.RecipeHyperModel, "fit", fit)
+    args = ["tune", "jsb_chorales_simple_rnn", "--space", "compact", "--max-trials", "2", "--quick",
+            "--data-dir", shared_data_dir, "--directory", str(tmp_path)]
+    with pytest.raises(ValueError, match=r"no trial of the search in .* succeeded \(2 failed\); the first failure: "
+                                         r"trial 0: ValueError: the data folder holds no jsb_chorales files"):
+        cli.main(args)
+    with pytest.raises(SystemExit) as exit_code:  # as the installed command: one line, exit status 2
+        monkeypatch.setattr(sys, "argv", ["keras-seq", *args, "--overwrite"])
+        cli.main(None)
+    assert exit_code.value.code == 2
 
 
 @ORCHESTRATION_ON_TENSORFLOW
