@@ -40,8 +40,51 @@ def __dir__():
     return sorted(set(globals()) | set(_SUBPACKAGES) | set(_FROM))
 
 
+# The modules that register keras-seq's objects for `keras.saving`.
+_REGISTERING = ("keras_seq.constraints", "keras_seq.layers", "keras_seq.models", "keras_seq.metrics")
+
+
+def _register():
+    for name in _REGISTERING:
+        importlib.import_module(name)
+
+
+class _RegisteringLoader:
+    """`keras`'s own loader, which registers keras-seq's objects once the
+    module has run (`import keras_seq` before `import keras`)."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _register()
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _AfterKerasImport:
+    """A one-shot import hook: the next `import keras` registers keras-seq's
+    objects, so that `keras.saving.load_model` finds them in any import
+    order without `import keras_seq` having to import Keras itself."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "keras":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec("keras")
+        if spec is not None and spec.loader is not None:
+            spec.loader = _RegisteringLoader(spec.loader)
+        return spec
+
+
 if "keras" in sys.modules:
-    importlib.import_module("keras_seq.constraints")
-    importlib.import_module("keras_seq.layers")
-    importlib.import_module("keras_seq.models")
-    importlib.import_module("keras_seq.metrics")
+    _register()
+elif not any(isinstance(finder, _AfterKerasImport) for finder in sys.meta_path):
+    sys.meta_path.insert(0, _AfterKerasImport())
