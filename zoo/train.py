@@ -314,6 +314,10 @@ def _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, j
         if restart:
             checkpoint.discard()
         initial_epoch = checkpoint.restore(trainer)
+        if initial_epoch > epochs and not checkpoint.extra.get("finished"):
+            raise ValueError(f"The training checkpoint in {directory} holds {initial_epoch} epochs, more than "
+                             f"--epochs {epochs}: rerun with --epochs {initial_epoch} or more to resume it, or with "
+                             "--restart to start over.")
         if initial_epoch:
             print(f"# {recipe.name}: resuming {directory} after epoch {initial_epoch}", flush=True)
             pretraining = checkpoint.extra.get("pretraining", pretraining)

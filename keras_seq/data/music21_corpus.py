@@ -207,8 +207,12 @@ def cached(name, limit=None, cache_dir=None):
     if os.path.isfile(path):
         try:
             with np.load(path, allow_pickle=False) as data:
-                out = {k[:-5]: _unpack(data[k[:-5] + "_flat"], data[k]) for k in data.files if k.endswith("_lens")}
+                out = {k[:-5]: _unpack_checked(k[:-5], data[k[:-5] + "_flat"], data[k])
+                       for k in data.files if k.endswith("_lens")}
                 out["seconds"] = float(data["seconds"])
+            expected = {"rolls", "melodies"} if name == "bach" else {"melodies"}
+            if set(out) - {"seconds"} != expected:
+                raise ValueError(f"it holds {sorted(set(out) - {'seconds'})}, not {sorted(expected)}")
             return out
         except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as error:
             print(f"keras_seq.data: the music21 cache {path} is damaged ({type(error).__name__}: {error}); "
@@ -229,6 +233,20 @@ def cached(name, limit=None, cache_dir=None):
     np.savez_compressed(partial, seconds=seconds, **arrays)
     os.replace(partial, path)
     return out
+
+
+def _unpack_checked(key, flat, lengths):
+    """`_unpack` of a cache's arrays, after checking that they are what
+    `cached` writes: lengths that add up to the flat array, piano-roll rows
+    of NUM_KEYS zeros and ones, melodies of MIDI pitches 0..127 (a
+    ValueError naming the problem otherwise)."""
+    if lengths.ndim != 1 or (lengths < 0).any() or int(lengths.sum()) != len(flat):
+        raise ValueError(f"{key}: lengths adding up to {int(lengths.sum())} for {len(flat)} rows")
+    if key == "rolls" and (flat.ndim != 2 or flat.shape[1] != NUM_KEYS or not np.isin(flat, (0, 1)).all()):
+        raise ValueError(f"rolls: rows of shape {flat.shape[1:]} or values other than 0 and 1")
+    if key == "melodies" and (flat.ndim != 1 or flat.dtype.kind not in "iu" or (flat < 0).any() or (flat > 127).any()):
+        raise ValueError("melodies: values that are not MIDI pitches 0..127")
+    return _unpack(flat, lengths)
 
 
 def _select(items, split):

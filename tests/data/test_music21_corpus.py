@@ -51,6 +51,26 @@ def test_a_truncated_cache_is_named_and_rebuilt(tmp_path, capsys):
     assert music21_corpus.cached("bach", limit=4, cache_dir=str(tmp_path))["seconds"] == rebuilt["seconds"]
 
 
+@pytest.mark.parametrize("damage, named", [
+    (lambda a: a.update(rolls_lens=a["rolls_lens"] + 1), "rolls: lengths adding up to"),
+    (lambda a: a.update(rolls_flat=a["rolls_flat"] * 2), "rolls: rows of shape"),
+    (lambda a: a.update(melodies_flat=a["melodies_flat"] + 200), "melodies: values that are not MIDI pitches"),
+    (lambda a: (a.pop("melodies_flat"), a.pop("melodies_lens")), "it holds ['rolls'], not ['melodies', 'rolls']"),
+])
+def test_a_cache_that_unzips_but_holds_other_values_is_named_and_rebuilt(damage, named, tmp_path, capsys):
+    out = music21_corpus.cached("bach", limit=4, cache_dir=str(tmp_path))
+    (path,) = tmp_path.glob("bach_*.npz")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    damage(arrays)
+    with open(path, "wb") as f:
+        np.savez_compressed(f, **arrays)
+    rebuilt = music21_corpus.cached("bach", limit=4, cache_dir=str(tmp_path))
+    err = capsys.readouterr().err
+    assert f"the music21 cache {path} is damaged" in err and named in err
+    assert all(np.array_equal(a, b) for a, b in zip(rebuilt["rolls"], out["rolls"]))
+
+
 def test_melody_sequences_shift_and_keep_zero_for_padding():
     sequences = music21_corpus.melody_sequences([np.array([60, 62, 64])])
     np.testing.assert_array_equal(sequences.inputs[0], [40, 42])

@@ -78,3 +78,23 @@ def test_resume_after_a_kill_at_any_epoch_equals_the_uninterrupted_run(kill_afte
     output = str(tmp_path_factory.mktemp("killed"))
     resumed = _run(_recipe("lstm"), shared_data_dir, output, kill_after=kill_after, monkeypatch=monkeypatch)
     _assert_same_run(resumed, uninterrupted["lstm"], kill_after)
+
+
+def test_a_resume_with_fewer_epochs_than_the_checkpoint_holds_is_refused(shared_data_dir, tmp_path, monkeypatch):
+    recipe = _recipe("lstm")
+    output = str(tmp_path)
+    saved = runs.RunCheckpoint.on_epoch_end
+
+    def on_epoch_end(self, epoch, logs=None):
+        saved(self, epoch, logs)
+        if epoch + 1 == 3:
+            raise Killed
+
+    monkeypatch.setattr(runs.RunCheckpoint, "on_epoch_end", on_epoch_end)
+    with pytest.raises(Killed):
+        train.run(recipe, data_dir=shared_data_dir, epochs=EPOCHS, quick=True, output=output, verbose=0)
+    monkeypatch.setattr(runs.RunCheckpoint, "on_epoch_end", saved)
+    with pytest.raises(ValueError, match="holds 3 epochs, more than --epochs 2: rerun with --epochs 3 or more"):
+        train.run(recipe, data_dir=shared_data_dir, epochs=2, quick=True, output=output, verbose=0)
+    record = train.run(recipe, data_dir=shared_data_dir, epochs=EPOCHS, quick=True, output=output, verbose=0)
+    assert record["resumed_after_epoch"] == 3 and record["epochs_run"] == EPOCHS
