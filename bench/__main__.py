@@ -33,12 +33,14 @@ REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def names(allowed):
     """An argparse type: a comma-separated list of names out of `allowed`."""
+
     def parse(text):
         chosen = [name for name in text.split(",") if name]
         unknown = [name for name in chosen if name not in allowed]
         if unknown:
             raise argparse.ArgumentTypeError(f"unknown {', '.join(unknown)}; choose from {', '.join(allowed)}")
         return chosen
+
     return parse
 
 
@@ -46,19 +48,34 @@ def parse(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m bench",
         description="Training-step and inference timings of SCRBM, LMN and TrellisNet next to Keras' "
-                    "SimpleRNN / GRU / LSTM on the papers' shapes, as a Markdown report.",
+        "SimpleRNN / GRU / LSTM on the papers' shapes, as a Markdown report.",
     )
-    parser.add_argument("--backends", type=names(BACKENDS), default=list(BACKENDS),
-                        help="comma-separated, one process each (default: all three)")
+    parser.add_argument(
+        "--backends",
+        type=names(BACKENDS),
+        default=list(BACKENDS),
+        help="comma-separated, one process each (default: all three)",
+    )
     parser.add_argument("--config", choices=CONFIGS, default="full", help="shapes and repeats (default: full)")
-    parser.add_argument("--tiny", dest="config", action="store_const", const="tiny",
-                        help="same as --config tiny: tiny shapes, 1-2 repeats")
-    parser.add_argument("--sections", type=names(SECTIONS), default=list(SECTIONS),
-                        help=f"comma-separated (default: all of {','.join(SECTIONS)})")
+    parser.add_argument(
+        "--tiny",
+        dest="config",
+        action="store_const",
+        const="tiny",
+        help="same as --config tiny: tiny shapes, 1-2 repeats",
+    )
+    parser.add_argument(
+        "--sections",
+        type=names(SECTIONS),
+        default=list(SECTIONS),
+        help=f"comma-separated (default: all of {','.join(SECTIONS)})",
+    )
     parser.add_argument("--output", help="also write the report to this file")
-    parser.add_argument("--trellisnet-reference", metavar="PATH",
-                        help="the public PyTorch TrellisNet (its repository or its TrellisNet folder), "
-                             "timed against ours on torch")
+    parser.add_argument(
+        "--trellisnet-reference",
+        metavar="PATH",
+        help="the public PyTorch TrellisNet (its repository or its TrellisNet folder), timed against ours on torch",
+    )
     parser.add_argument("--worker", metavar="FILE", help=argparse.SUPPRESS)  # internal: one backend, here
     args = parser.parse_args(argv)
     if args.trellisnet_reference:
@@ -73,8 +90,17 @@ def jobs(args):
 
 
 def worker_command(args, backend, sections, output):
-    command = [sys.executable, "-m", "bench", "--worker", output, "--config", args.config,
-               "--sections", ",".join(sections)]
+    command = [
+        sys.executable,
+        "-m",
+        "bench",
+        "--worker",
+        output,
+        "--config",
+        args.config,
+        "--sections",
+        ",".join(sections),
+    ]
     if args.trellisnet_reference:
         command += ["--trellisnet-reference", args.trellisnet_reference]
     return command
@@ -89,8 +115,11 @@ def run_backend(args, backend, sections):
     with tempfile.TemporaryDirectory() as folder:
         output = os.path.join(folder, "report.md")
         process = subprocess.Popen(
-            worker_command(args, backend, sections, output), cwd=REPOSITORY, env=environment,
-            stderr=subprocess.PIPE, text=True,
+            worker_command(args, backend, sections, output),
+            cwd=REPOSITORY,
+            env=environment,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         tail = collections.deque(maxlen=15)
         for line in process.stderr:
@@ -105,15 +134,17 @@ def run_backend(args, backend, sections):
 
 
 def header(args, argv, load_before, wall):
-    return "\n".join([
-        "# keras-seq benchmark",
-        "",
-        f"`python -m bench {shlex.join(argv)}`: configuration `{args.config}`, one process per backend.",
-        "",
-        f"- Machine: {report.machine()}",
-        f"- Load average (1 / 5 / 15 min): before {load_before}, after {report.load_average()}",
-        f"- Total wall time: {wall:.0f} s",
-    ])
+    return "\n".join(
+        [
+            "# keras-seq benchmark",
+            "",
+            f"`python -m bench {shlex.join(argv)}`: configuration `{args.config}`, one process per backend.",
+            "",
+            f"- Machine: {report.machine()}",
+            f"- Load average (1 / 5 / 15 min): before {load_before}, after {report.load_average()}",
+            f"- Total wall time: {wall:.0f} s",
+        ]
+    )
 
 
 def run_worker(args):
@@ -134,8 +165,9 @@ def main(argv=None):
         return run_worker(args)
     load_before, start = report.load_average(), time.perf_counter()
     outcomes = [run_backend(args, backend, sections) for backend, sections in jobs(args)]
-    text = "\n\n".join([header(args, argv, load_before, time.perf_counter() - start),
-                        *(markdown for markdown, _ in outcomes)])
+    text = "\n\n".join(
+        [header(args, argv, load_before, time.perf_counter() - start), *(markdown for markdown, _ in outcomes)]
+    )
     print(text)
     if args.output:
         with open(args.output, "w") as output:

@@ -34,9 +34,7 @@ from keras_seq.pretraining.linear_autoencoder import LinearAutoencoder  # noqa: 
 from keras_seq.pretraining.linear_autoencoder import XiOperator  # noqa: E402
 from keras_seq.pretraining.linear_autoencoder import as_padded  # noqa: E402
 
-DEFAULT_DATA = os.path.join(
-    os.path.dirname(__file__), "..", "..", "shared", "data", "jsb_chorales", "JSB_Chorales.mat"
-)
+DEFAULT_DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "jsb_chorales", "JSB_Chorales.mat")
 
 
 def load_jsb(path):
@@ -82,13 +80,12 @@ def main(argv=None):
     rows.append(("numpy.linalg.svd (dense Xi)", part_shape, "all", dense_s, dense_mb, "reference"))
     total = np.sum(s_ref**2)
     for p in args.memory_units:
-        ae, sec, mb = measure(lambda: ours(part, p))
+        ae, sec, mb = measure(lambda p=p: ours(part, p))
         rel = np.max(np.abs(ae.singular_values_ - s_ref[:p]) / s_ref[:p])
         optimal_error = total - np.sum(s_ref[:p] ** 2)
         our_error = total - np.linalg.norm(xi @ ae.U) ** 2
         note = (
-            f"rank-p error / optimal {our_error / optimal_error:.4f}, "
-            f"max rel. error of the p singular values {rel:.1e}"
+            f"rank-p error / optimal {our_error / optimal_error:.4f}, max rel. error of the p singular values {rel:.1e}"
         )
         rows.append(("LinearAutoencoder (randomized)", part_shape, p, sec, mb, note))
     del xi
@@ -96,7 +93,7 @@ def main(argv=None):
     padded, lengths = as_padded(sequences)
     full_shape = f"{int(lengths.sum())} x {88 * int(lengths.max())}"
     for p in args.memory_units:
-        ae, sec, mb = measure(lambda: ours(sequences, p))
+        ae, sec, mb = measure(lambda p=p: ours(sequences, p))
         err = ae.reconstruction_error(sequences)
         note = f"svd_error {ae.svd_error_:.2e}, encoder error {err:.2e} (MSE per entry)"
         rows.append(("LinearAutoencoder (randomized)", full_shape, p, sec, mb, note))
@@ -108,10 +105,7 @@ def main(argv=None):
         f"numpy={np.__version__}, dense slice = first "
         f"{args.slice} sequences, wall {wall:.0f} s"
     )
-    print(
-        "| method | Xi (rows x cols) | memory units | fit wall (s) | fit CPU (s) "
-        "| peak memory (MiB) | check |"
-    )
+    print("| method | Xi (rows x cols) | memory units | fit wall (s) | fit CPU (s) | peak memory (MiB) | check |")
     print("|---|---|---:|---:|---:|---:|---|")
     for method, size, p, (wall_s, cpu_s), mb, note in rows:
         print(f"| {method} | {size} | {p} | {wall_s:.2f} | {cpu_s:.2f} | {mb:.0f} | {note} |")

@@ -63,8 +63,9 @@ def tcn_head(inputs, args, dilations):
     for d in dilations:
         y = x
         for _ in range(2):
-            y = keras.layers.Conv1D(args.hidden, args.kernel_size, padding="causal", dilation_rate=d,
-                                    activation="relu")(y)
+            y = keras.layers.Conv1D(
+                args.hidden, args.kernel_size, padding="causal", dilation_rate=d, activation="relu"
+            )(y)
         x = keras.layers.Add()([x, y])
     if args.task == "adding":
         return keras.layers.Dense(1)(x[:, -1])
@@ -87,8 +88,12 @@ class StopBelowValidationLoss(keras.callbacks.Callback):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--task", choices=["adding", "copy"], default="adding")
-    parser.add_argument("--copy-marker", choices=["repeated", "single"], default="repeated",
-                        help="copy task layout: the TCN paper's 11 nines, or one delimiter")
+    parser.add_argument(
+        "--copy-marker",
+        choices=["repeated", "single"],
+        default="repeated",
+        help="copy task layout: the TCN paper's 11 nines, or one delimiter",
+    )
     parser.add_argument("--steps", type=int, default=None, help="T (200 / 500)")
     parser.add_argument("--train", type=int, default=4000)
     parser.add_argument("--test", type=int, default=1000)
@@ -97,32 +102,43 @@ def main():
     parser.add_argument("--seconds", type=float, default=180.0)
     parser.add_argument("--hidden", type=int, default=32)
     parser.add_argument("--output", type=int, default=16)
-    parser.add_argument("--levels", type=int, default=None,
-                        help="default 8 (adding, receptive field 256), 10 (copy, 1024)")
+    parser.add_argument(
+        "--levels", type=int, default=None, help="default 8 (adding, receptive field 256), 10 (copy, 1024)"
+    )
     parser.add_argument("--kernel-size", type=int, default=2)
-    parser.add_argument("--dilations", default=None,
-                        help="comma-separated, one per level (default 1, 2, 4, ...)")
+    parser.add_argument("--dilations", default=None, help="comma-separated, one per level (default 1, 2, 4, ...)")
     parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--clipnorm", type=float, default=1.0,
-                        help="gradient norm clip (0: none)")
-    parser.add_argument("--forget-bias", type=float, default=0.0,
-                        help="TrellisBlock's forget_bias: added to the forget gate's initial bias")
-    parser.add_argument("--gate-bias", default=None,
-                        help="initial bias of the gates i,o,g,f (comma-separated; replaces "
-                             "--forget-bias)")
-    parser.add_argument("--hidden-gain", type=float, default=1.0,
-                        help="scale of the initial hidden kernel (weight-norm gain)")
-    parser.add_argument("--model", choices=["trellisnet", "tcn"], default="trellisnet",
-                        help="tcn: a residual dilated-convolution baseline (Bai et al. 2018) "
-                             "with the same kernel size, dilations and width, for calibration")
-    parser.add_argument("--curriculum", default="",
-                        help="comma-separated shorter lengths trained first (e.g. 50,100)")
-    parser.add_argument("--stage-epochs", type=int, default=30,
-                        help="most epochs of each curriculum stage")
-    parser.add_argument("--stage-target", type=float, default=0.01,
-                        help="a curriculum stage ends once its validation loss is below this")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the initialisation and shuffling (the data are fixed)")
+    parser.add_argument("--clipnorm", type=float, default=1.0, help="gradient norm clip (0: none)")
+    parser.add_argument(
+        "--forget-bias",
+        type=float,
+        default=0.0,
+        help="TrellisBlock's forget_bias: added to the forget gate's initial bias",
+    )
+    parser.add_argument(
+        "--gate-bias", default=None, help="initial bias of the gates i,o,g,f (comma-separated; replaces --forget-bias)"
+    )
+    parser.add_argument(
+        "--hidden-gain", type=float, default=1.0, help="scale of the initial hidden kernel (weight-norm gain)"
+    )
+    parser.add_argument(
+        "--model",
+        choices=["trellisnet", "tcn"],
+        default="trellisnet",
+        help="tcn: a residual dilated-convolution baseline (Bai et al. 2018) "
+        "with the same kernel size, dilations and width, for calibration",
+    )
+    parser.add_argument("--curriculum", default="", help="comma-separated shorter lengths trained first (e.g. 50,100)")
+    parser.add_argument("--stage-epochs", type=int, default=30, help="most epochs of each curriculum stage")
+    parser.add_argument(
+        "--stage-target",
+        type=float,
+        default=0.01,
+        help="a curriculum stage ends once its validation loss is below this",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the initialisation and shuffling (the data are fixed)"
+    )
     parser.add_argument("--no-jit", action="store_true")
     args = parser.parse_args()
 
@@ -145,12 +161,12 @@ def main():
     if args.model == "tcn":  # the TCN has no --output; the TrellisNet below only lends its input
         args.output = min(args.output, args.hidden)
     if args.task == "adding":
-        model = TrellisNet(args.hidden, args.output, args.levels, input_dim=2,
-                           num_outputs=1, return_sequences=False, **shape)
+        model = TrellisNet(
+            args.hidden, args.output, args.levels, input_dim=2, num_outputs=1, return_sequences=False, **shape
+        )
         loss, baseline, metric = "mse", 1.0 / 6.0, "test MSE"
     else:
-        model = TrellisNet(args.hidden, args.output, args.levels, input_dim=10,
-                           num_outputs=10, **shape)
+        model = TrellisNet(args.hidden, args.output, args.levels, input_dim=10, num_outputs=10, **shape)
         loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         baseline, metric = 10 * math.log(8) / (steps + 20), "test cross-entropy"
     if args.model == "tcn":
@@ -165,7 +181,8 @@ def main():
             block.bias.assign(np.repeat(gate_bias, args.hidden).astype("float32"))  # i, o, g, f
         block.hidden_kernel_gain.assign(args.hidden_gain * block.hidden_kernel_gain)
     model.compile(
-        optimizer=keras.optimizers.Adam(args.lr, clipnorm=args.clipnorm or None), loss=loss,
+        optimizer=keras.optimizers.Adam(args.lr, clipnorm=args.clipnorm or None),
+        loss=loss,
         jit_compile=not args.no_jit and keras.backend.backend() != "torch",
     )
     start = time.perf_counter()
@@ -175,34 +192,45 @@ def main():
         xs, ys = make(args.train, stage_steps, seed=0)
         xv, yv = make(args.test, stage_steps, seed=1)
         stage = model.fit(
-            xs, ys, batch_size=args.batch, epochs=args.stage_epochs, verbose=2,
+            xs,
+            ys,
+            batch_size=args.batch,
+            epochs=args.stage_epochs,
+            verbose=2,
             validation_data=(xv, yv),
-            callbacks=[TimeBudget(args.seconds, start=start),
-                       StopBelowValidationLoss(args.stage_target)],
+            callbacks=[TimeBudget(args.seconds, start=start), StopBelowValidationLoss(args.stage_target)],
         )
         stage_epochs += len(stage.history["loss"])
         curves.append(f"T={stage_steps}: " + ", ".join(f"{v:.4f}" for v in stage.history["val_loss"]))
-        print(f"curriculum stage T={stage_steps}: {len(stage.history['loss'])} epochs, "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
+        print(
+            f"curriculum stage T={stage_steps}: {len(stage.history['loss'])} epochs, "
+            f"{time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
     history = model.fit(
-        x_train, y_train, batch_size=args.batch, epochs=args.epochs, verbose=2,
-        validation_data=(x_test, y_test), callbacks=[TimeBudget(args.seconds, start=start)],
+        x_train,
+        y_train,
+        batch_size=args.batch,
+        epochs=args.epochs,
+        verbose=2,
+        validation_data=(x_test, y_test),
+        callbacks=[TimeBudget(args.seconds, start=start)],
     )
     wall = time.perf_counter() - start
     test_loss = model.evaluate(x_test, y_test, batch_size=256, verbose=0)
     curves.append(f"T={steps}: " + ", ".join(f"{v:.4f}" for v in history.history["val_loss"]))
     curve = "; ".join(curves)
 
-    print(f"### {args.task}, T={steps} ({keras.backend.backend()}, "
-          f"jit_compile={not args.no_jit})\n")
-    print("| model | params | receptive field | epochs | wall time (s) | "
-          f"{metric} | trivial baseline |")
+    print(f"### {args.task}, T={steps} ({keras.backend.backend()}, jit_compile={not args.no_jit})\n")
+    print(f"| model | params | receptive field | epochs | wall time (s) | {metric} | trivial baseline |")
     print("|---|---|---|---|---|---|---|")
     forget = f" forget_bias={args.forget_bias:g}" if args.model == "trellisnet" else ""
-    print(f"| {args.model} h={args.hidden} out={args.output} levels={args.levels} "
-          f"k={args.kernel_size}{forget} | "
-          f"{model.count_params()} | {receptive_field} | "
-          f"{stage_epochs + len(history.history['loss'])} | {wall:.0f} | {test_loss:.4g} | {baseline:.4f} |")
+    print(
+        f"| {args.model} h={args.hidden} out={args.output} levels={args.levels} "
+        f"k={args.kernel_size}{forget} | "
+        f"{model.count_params()} | {receptive_field} | "
+        f"{stage_epochs + len(history.history['loss'])} | {wall:.0f} | {test_loss:.4g} | {baseline:.4f} |"
+    )
     if stages:
         print(f"\nCurriculum {args.curriculum} -> {steps}: {stage_epochs} stage epochs")
     print(f"\nValidation loss per epoch: {curve}")

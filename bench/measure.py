@@ -91,7 +91,8 @@ def inference_calls(contenders, batch):
     inputs, by name."""
     return {
         c.name: functools.partial(c.model.predict_on_batch, batch_of(c.inputs, batch))
-        for c in contenders if c.inputs is not None
+        for c in contenders
+        if c.inputs is not None
     }
 
 
@@ -113,8 +114,11 @@ def measure(contenders, plan, throughput_batch, memory, label):
     bulk_s, bulk_peaks = interleaved(bulk, plan.inference_repeats, memory)
     return [
         Result(
-            name=c.name, parameters=c.model.count_params(), train_ms=train_s[c.name] * 1e3,
-            first_peak_mib=first_peaks[c.name], train_peak_mib=train_peaks[c.name],
+            name=c.name,
+            parameters=c.model.count_params(),
+            train_ms=train_s[c.name] * 1e3,
+            first_peak_mib=first_peaks[c.name],
+            train_peak_mib=train_peaks[c.name],
             latency_ms=latency[c.name] * 1e3 if c.name in latency else None,
             throughput=throughput_batch / bulk_s[c.name] if c.name in bulk_s else None,
             predict_peak_mib=bulk_peaks.get(c.name),

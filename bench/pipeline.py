@@ -17,7 +17,10 @@ CASES = {
     # name: (dataset, split, options)
     "JSB Chorales, padded batches of 32": ("jsb_chorales", "train", {"batch_size": 32, "shuffle": True}),
     "JSB Chorales, fixed length 160, drop remainder": (
-        "jsb_chorales", "train", {"batch_size": 32, "max_length": 160, "drop_remainder": True}),
+        "jsb_chorales",
+        "train",
+        {"batch_size": 32, "max_length": 160, "drop_remainder": True},
+    ),
     "PTB char, 128 x 150 BPTT windows": ("ptb_char", "train", {"batch_size": 128, "bptt": 150}),
     "PTB word, 20 x 70 BPTT windows": ("ptb_word", "train", {"batch_size": 20, "bptt": 70}),
 }

@@ -19,7 +19,6 @@ import tracemalloc
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, os.environ.get("BENCH_BLAS_THREADS", "1"))
 
-import numpy as np  # noqa: E402
 
 from bench.xi_products import machine  # noqa: E402
 from bench.xi_products import music_set_parser  # noqa: E402
@@ -49,10 +48,13 @@ def main(argv=None):
     for name in args.sets:
         padded, lengths = random_states(name, args.data_dir, args.units)
         autoencoder = LinearAutoencoder(args.memory_units, history=args.history, seed=0).fit(
-            padded[: args.fit_pieces], lengths=lengths[: args.fit_pieces])
+            padded[: args.fit_pieces], lengths=lengths[: args.fit_pieces]
+        )
         _, seconds, peak = measured_error(autoencoder, padded, lengths)
-        print(f"| {name} | {len(lengths)} | {lengths.max()} | {lengths.sum()} | {padded.nbytes / 2**20:.0f} | "
-              f"{seconds:.1f} | {peak:.0f} |")
+        print(
+            f"| {name} | {len(lengths)} | {lengths.max()} | {lengths.sum()} | {padded.nbytes / 2**20:.0f} | "
+            f"{seconds:.1f} | {peak:.0f} |"
+        )
 
 
 if __name__ == "__main__":

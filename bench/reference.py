@@ -85,9 +85,19 @@ def reference_model(torch, model_class, hidden, levels, dilations):
     torch.manual_seed(0)
     with contextlib.redirect_stdout(sys.stderr):  # it prints "Weight normalization applied"
         model = model_class(
-            ninp=1, nhid=hidden - OUTPUTS, nout=OUTPUTS, nlevels=levels, kernel_size=2, dilation=list(dilations),
-            dropout=DROPOUT["output"], dropouti=DROPOUT["input"], dropouth=DROPOUT["hidden"],
-            wdrop=DROPOUT["weight"], temporalwdrop=True, wnorm=True, aux=False,
+            ninp=1,
+            nhid=hidden - OUTPUTS,
+            nout=OUTPUTS,
+            nlevels=levels,
+            kernel_size=2,
+            dilation=list(dilations),
+            dropout=DROPOUT["output"],
+            dropouti=DROPOUT["input"],
+            dropouth=DROPOUT["hidden"],
+            wdrop=DROPOUT["weight"],
+            temporalwdrop=True,
+            wnorm=True,
+            aux=False,
         )
     model.train()
     return model, torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
@@ -111,13 +121,23 @@ def our_name(jit_compile):
 def our_model(hidden, levels, dilations, steps, jit_compile):
     """keras-seq's TrellisNet with the same sizes and regularisers, compiled."""
     model = TrellisNet(
-        hidden, OUTPUTS, levels, input_dim=1, num_outputs=OUTPUTS, return_sequences=False,
-        dilations=dilations, sequence_length=steps, input_dropout=DROPOUT["input"],
-        output_dropout=DROPOUT["output"], dropout=DROPOUT["hidden"], weight_dropout=DROPOUT["weight"],
+        hidden,
+        OUTPUTS,
+        levels,
+        input_dim=1,
+        num_outputs=OUTPUTS,
+        return_sequences=False,
+        dilations=dilations,
+        sequence_length=steps,
+        input_dropout=DROPOUT["input"],
+        output_dropout=DROPOUT["output"],
+        dropout=DROPOUT["hidden"],
+        weight_dropout=DROPOUT["weight"],
     )
     model.compile(
         optimizer=keras.optimizers.Adam(LEARNING_RATE, global_clipnorm=CLIP_NORM),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=jit_compile,
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        jit_compile=jit_compile,
     )
     return model
 
@@ -143,7 +163,8 @@ def compare(path, plan, memory, jit_settings, batch, steps, hidden, levels, dila
     parameters = {name: model.count_params() for name, model in ours.items()}
     parameters[THEIRS] = sum(p.numel() for p in theirs.parameters())
     return [
-        Result(name, parameters[name], medians[name] * 1e3, first_peak_mib=first_peaks[name],
-               train_peak_mib=peak_mib[name])
+        Result(
+            name, parameters[name], medians[name] * 1e3, first_peak_mib=first_peaks[name], train_peak_mib=peak_mib[name]
+        )
         for name in calls
     ]

@@ -50,24 +50,23 @@ def load_average():
 
 def backend_header(backend, versions, config, load_before, load_after, wall, cpu, jit_note, memory_note):
     """The header of one backend's report."""
-    return "\n".join([
-        f"## Backend: {backend}",
-        "",
-        f"- Machine: {machine()}",
-        f"- Versions: {versions}",
-        f"- Configuration: `{config}`; {jit_note}",
-        f"- Load average (1 / 5 / 15 min): before {load_before}, after {load_after}",
-        f"- Wall time: {wall:.0f} s (CPU time of the process, all threads: {cpu:.0f} s)",
-        f"- Peak memory: {memory_note}",
-    ])
+    return "\n".join(
+        [
+            f"## Backend: {backend}",
+            "",
+            f"- Machine: {machine()}",
+            f"- Versions: {versions}",
+            f"- Configuration: `{config}`; {jit_note}",
+            f"- Load average (1 / 5 / 15 min): before {load_before}, after {load_after}",
+            f"- Wall time: {wall:.0f} s (CPU time of the process, all threads: {cpu:.0f} s)",
+            f"- Peak memory: {memory_note}",
+        ]
+    )
 
 
 def plan_note(plan, throughput_batch=None, step="`train_on_batch`"):
     """How much was measured, in words."""
-    text = (
-        f"Training: median of {plan.repeats} interleaved {step} steps per model "
-        f"after {plan.warmup} warm-up step(s)"
-    )
+    text = f"Training: median of {plan.repeats} interleaved {step} steps per model after {plan.warmup} warm-up step(s)"
     if throughput_batch is not None:
         text += (
             f"; inference: median of {plan.inference_repeats} interleaved `predict_on_batch` calls "
@@ -80,28 +79,46 @@ def section_report(section, plan, rounds, throughput_batch):
     """The table of one section: a row per model and `jit_compile` setting
     (`rounds` is a list of `(jit_compile, results)`)."""
     headers = [
-        "jit_compile", "model", "parameters", "ms / training step", "vs LSTM (equal width)",
-        "batch-1 ms / sequence", f"batch-{throughput_batch} sequences / s",
-        "peak MiB, first training step (compiles)", "peak MiB, training step",
+        "jit_compile",
+        "model",
+        "parameters",
+        "ms / training step",
+        "vs LSTM (equal width)",
+        "batch-1 ms / sequence",
+        f"batch-{throughput_batch} sequences / s",
+        "peak MiB, first training step (compiles)",
+        "peak MiB, training step",
         f"peak MiB, batch-{throughput_batch} predict",
     ]
     rows = []
     for jit, results in rounds:
         baseline = next(r.train_ms for r in results if r.name == section.baseline)
-        rows.extend([
-            str(jit), r.name, f"{r.parameters:,}", number(r.train_ms), f"{r.train_ms / baseline:.2f}",
-            number(r.latency_ms, 2), number(r.throughput, 0), number(r.first_peak_mib),
-            number(r.train_peak_mib), number(r.predict_peak_mib),
-        ] for r in results)
-    return "\n".join([
-        f"### {section.title}",
-        "",
-        f"{section.shape}. `jit_compile`: {', '.join(str(jit) for jit, _ in rounds)}. "
-        f"{plan_note(plan, throughput_batch)}. The ratio divides by the {section.baseline} row "
-        "with the same `jit_compile`.",
-        "",
-        table(headers, rows),
-    ])
+        rows.extend(
+            [
+                str(jit),
+                r.name,
+                f"{r.parameters:,}",
+                number(r.train_ms),
+                f"{r.train_ms / baseline:.2f}",
+                number(r.latency_ms, 2),
+                number(r.throughput, 0),
+                number(r.first_peak_mib),
+                number(r.train_peak_mib),
+                number(r.predict_peak_mib),
+            ]
+            for r in results
+        )
+    return "\n".join(
+        [
+            f"### {section.title}",
+            "",
+            f"{section.shape}. `jit_compile`: {', '.join(str(jit) for jit, _ in rounds)}. "
+            f"{plan_note(plan, throughput_batch)}. The ratio divides by the {section.baseline} row "
+            "with the same `jit_compile`.",
+            "",
+            table(headers, rows),
+        ]
+    )
 
 
 def failed_section(key, error):
@@ -124,10 +141,22 @@ def reference_report(path, plan, shape, results=None, error=None):
         return "\n".join([title, "", context, "", f"The reference could not run: {error}"])
     theirs = results[-1].train_ms
     rows = [
-        [r.name, f"{r.parameters:,}", number(r.train_ms), f"{r.train_ms / theirs:.2f}", number(r.first_peak_mib),
-         number(r.train_peak_mib)]
+        [
+            r.name,
+            f"{r.parameters:,}",
+            number(r.train_ms),
+            f"{r.train_ms / theirs:.2f}",
+            number(r.first_peak_mib),
+            number(r.train_peak_mib),
+        ]
         for r in results
     ]
-    headers = ["model", "parameters", "ms / training step", "ours / reference",
-               "peak MiB, first training step", "peak MiB, training step"]
+    headers = [
+        "model",
+        "parameters",
+        "ms / training step",
+        "ours / reference",
+        "peak MiB, first training step",
+        "peak MiB, training step",
+    ]
     return "\n".join([title, "", context, "", table(headers, rows, left=1)])

@@ -144,7 +144,8 @@ def ocr(kinds, batch, steps, features, classes, units):
         Entry(f"{FLOOR} ({units} units), plain softplus", functools.partial(floor, "plain"), (x, y), x),
     ]
     return Section(
-        "ocr", "OCR letters, SCRBM vs Keras RNNs",
+        "ocr",
+        "OCR letters, SCRBM vs Keras RNNs",
         f"batch {batch} x {steps} steps x {features} features, {classes} classes (softmax per step)",
         SPARSE_LOGITS,
         entries + baseline_entries(baseline, count, units, scrbm().count_params(), kinds, (x, y), x),
@@ -176,7 +177,8 @@ def jsb(kinds, batch, steps, notes, units, memory_units):
         Entry(f"LMN-B ({units} + {memory_units} units)", functools.partial(lmn, "memory"), (x, y), x),
     ]
     return Section(
-        "jsb", "JSB Chorales, LMN vs Keras RNNs",
+        "jsb",
+        "JSB Chorales, LMN vs Keras RNNs",
         f"batch {batch} x {steps} steps x {notes} notes (sigmoid per note)",
         "binary_crossentropy",
         entries + baseline_entries(baseline, count, width, lmn("memory").count_params(), kinds, (x, y), x),
@@ -193,8 +195,14 @@ def seq_mnist(kinds, batch, steps, hidden, outputs, levels, dilations):
 
     def trellisnet():
         return TrellisNet(
-            hidden, outputs, levels, input_dim=1, num_outputs=10, return_sequences=False,
-            dilations=dilations, sequence_length=steps,
+            hidden,
+            outputs,
+            levels,
+            input_dim=1,
+            num_outputs=10,
+            return_sequences=False,
+            dilations=dilations,
+            sequence_length=steps,
         )
 
     def baseline(kind, width):
@@ -205,7 +213,8 @@ def seq_mnist(kinds, batch, steps, hidden, outputs, levels, dilations):
 
     entries = [Entry(f"TrellisNet ({hidden} hidden incl. {outputs} out, {levels} levels)", trellisnet, (x, y), x)]
     return Section(
-        "seq_mnist", "Sequential MNIST, TrellisNet vs Keras RNNs",
+        "seq_mnist",
+        "Sequential MNIST, TrellisNet vs Keras RNNs",
         f"batch {batch} x {steps} steps x 1 pixel, 10 classes (last step); "
         f"TrellisNet dilations {', '.join(map(str, dilations))}",
         SPARSE_LOGITS,
@@ -222,24 +231,37 @@ def ptb_char(kinds, batch, steps, vocabulary, embedding, hidden, outputs, levels
 
     def trellisnet():
         return TrellisNet(
-            hidden, outputs, levels, vocab_size=vocabulary, embedding_dim=embedding, sequence_length=steps,
+            hidden,
+            outputs,
+            levels,
+            vocab_size=vocabulary,
+            embedding_dim=embedding,
+            sequence_length=steps,
         )
 
     def baseline(kind, width):
         return sequential(
-            (steps,), keras.layers.Embedding(vocabulary, embedding),
-            RECURRENT[kind](width, return_sequences=True), keras.layers.Dense(vocabulary), dtype="int32",
+            (steps,),
+            keras.layers.Embedding(vocabulary, embedding),
+            RECURRENT[kind](width, return_sequences=True),
+            keras.layers.Dense(vocabulary),
+            dtype="int32",
         )
 
     def count(kind, width):
         return vocabulary * embedding + recurrent_parameters(kind, embedding, width) + (width + 1) * vocabulary
 
-    entries = [Entry(
-        f"TrellisNet LM ({hidden} hidden incl. {outputs} out, {levels} levels, tied embedding)",
-        trellisnet, (x, y), x,
-    )]
+    entries = [
+        Entry(
+            f"TrellisNet LM ({hidden} hidden incl. {outputs} out, {levels} levels, tied embedding)",
+            trellisnet,
+            (x, y),
+            x,
+        )
+    ]
     return Section(
-        "ptb_char", "Character-level PTB, TrellisNet LM vs Keras RNN LMs",
+        "ptb_char",
+        "Character-level PTB, TrellisNet LM vs Keras RNN LMs",
         f"batch {batch} x {steps} tokens, vocabulary {vocabulary}, embedding {embedding} (softmax per step)",
         SPARSE_LOGITS,
         entries + baseline_entries(baseline, count, hidden, trellisnet().count_params(), kinds, (x, y), x),
@@ -281,8 +303,10 @@ TINY = Config(
         "ptb_char": dict(batch=3, steps=7, vocabulary=6, embedding=4, hidden=8, outputs=4, levels=2),
         "reference": dict(batch=4, steps=12, hidden=12, levels=3, dilations=(1, 1, 2)),
     },
-    plans={key: Plan(repeats=2, inference_repeats=1, jit=(False,), jax_eager=False)
-           for key in ("ocr", "jsb", "seq_mnist", "ptb_char", "reference")},
+    plans={
+        key: Plan(repeats=2, inference_repeats=1, jit=(False,), jax_eager=False)
+        for key in ("ocr", "jsb", "seq_mnist", "ptb_char", "reference")
+    },
     throughput_batch=8,
     baselines=("LSTM",),
 )

@@ -36,8 +36,16 @@ SETTINGS = (  # kernel size, dilations, gate biases (i, o, g, f), hidden kernel 
 
 def sensitivity(x, kernel_size, dilations, gate_bias, hidden_scale, hidden=32):
     keras.utils.set_random_seed(0)
-    model = TrellisNet(hidden, 16, len(dilations), input_dim=2, num_outputs=1, return_sequences=False,
-                       dilations=dilations, kernel_size=kernel_size)
+    model = TrellisNet(
+        hidden,
+        16,
+        len(dilations),
+        input_dim=2,
+        num_outputs=1,
+        return_sequences=False,
+        dilations=dilations,
+        kernel_size=kernel_size,
+    )
     block = model.get_layer("trellis")
     block.bias.assign(np.repeat(gate_bias, hidden).astype("float32"))
     block.hidden_kernel_gain.assign(hidden_scale * block.hidden_kernel_gain)
@@ -47,8 +55,11 @@ def sensitivity(x, kernel_size, dilations, gate_bias, hidden_scale, hidden=32):
 
 def main():
     x, _ = synthetic.adding_problem(64, STEPS, seed=0)
-    print("| kernel | dilations | gate bias i,o,g,f | hidden scale | "
-          + " | ".join(f"t = T-1-{lag}" for lag in LAGS) + " |")
+    print(
+        "| kernel | dilations | gate bias i,o,g,f | hidden scale | "
+        + " | ".join(f"t = T-1-{lag}" for lag in LAGS)
+        + " |"
+    )
     print("|---|---|---|---|" + "---:|" * len(LAGS))
     for kernel_size, dilations, gate_bias, scale in SETTINGS:
         per_step = sensitivity(x, kernel_size, dilations, gate_bias, scale)

@@ -108,8 +108,14 @@ def run(config_name, keys, reference_path=None):
     if reference_path:
         parts.append(reference_markdown(config, reference_path, backend, memory))
     header = report.backend_header(
-        backend, versions(backend), config_name, load_before, report.load_average(),
-        time.perf_counter() - start, time.process_time() - cpu_start, jit_note(backend),
+        backend,
+        versions(backend),
+        config_name,
+        load_before,
+        report.load_average(),
+        time.perf_counter() - start,
+        time.process_time() - cpu_start,
+        jit_note(backend),
         f"not measured ({memory.reason})" if memory.reason else METHOD,
     )
     return "\n\n".join([header, *parts]) + "\n", all(ran for _, ran in outcomes)

@@ -66,8 +66,10 @@ def music_set_parser(description):
 
 
 def machine():
-    return (f"cpu={platform.processor() or platform.machine()} cores={os.cpu_count()} "
-            f"BLAS threads={os.environ['OPENBLAS_NUM_THREADS']} numpy={np.__version__}")
+    return (
+        f"cpu={platform.processor() or platform.machine()} cores={os.cpu_count()} "
+        f"BLAS threads={os.environ['OPENBLAS_NUM_THREADS']} numpy={np.__version__}"
+    )
 
 
 def main(argv=None):
@@ -75,23 +77,31 @@ def main(argv=None):
     parser.add_argument("--columns", type=int, default=260, help="memory units + oversamples")
     args = parser.parse_args(argv)
 
-    print(f"{machine()}, one product pair (Xi @ W, Xi^T @ Q), {args.units} units, history {args.history}, "
-          f"{args.columns} columns")
-    print("| set | sequences | longest | rows | chosen | shifted CPU (s) | shifted peak (MiB) "
-          "| FFT CPU (s) | FFT peak (MiB) | max rel. difference |")
+    print(
+        f"{machine()}, one product pair (Xi @ W, Xi^T @ Q), {args.units} units, history {args.history}, "
+        f"{args.columns} columns"
+    )
+    print(
+        "| set | sequences | longest | rows | chosen | shifted CPU (s) | shifted peak (MiB) "
+        "| FFT CPU (s) | FFT peak (MiB) | max rel. difference |"
+    )
     print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     for name in args.sets:
         padded, lengths = random_states(name, args.data_dir, args.units)
         timings, results = {}, {}
         for products in ("shifted", "fft"):
             operator, results[products], seconds, peak = product_pair(
-                padded, lengths, args.history, args.columns, products, np.random.default_rng(1))
+                padded, lengths, args.history, args.columns, products, np.random.default_rng(1)
+            )
             timings[products] = (seconds, peak)
         chosen = XiOperator(padded, lengths, args.history).products
         difference = max(np.abs(a - b).max() / np.abs(b).max() for a, b in zip(results["shifted"], results["fft"]))
-        print(f"| {name} | {len(lengths)} | {lengths.max()} | {lengths.sum()} | "
-              f"{'shifted' if chosen == 'shifted' else 'FFT'} | {timings['shifted'][0]:.1f} | {timings['shifted'][1]:.0f} | "
-              f"{timings['fft'][0]:.1f} | {timings['fft'][1]:.0f} | {difference:.1e} |")
+        print(
+            f"| {name} | {len(lengths)} | {lengths.max()} | {lengths.sum()} | "
+            f"{'shifted' if chosen == 'shifted' else 'FFT'} | "
+            f"{timings['shifted'][0]:.1f} | {timings['shifted'][1]:.0f} | "
+            f"{timings['fft'][0]:.1f} | {timings['fft'][1]:.0f} | {difference:.1e} |"
+        )
 
 
 if __name__ == "__main__":

@@ -11,7 +11,19 @@ import sys
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("constraints", "data", "distribute", "layers", "metrics", "models", "pretraining", "presets", "saving", "zoo", "tuning")
+_SUBPACKAGES = (
+    "constraints",
+    "data",
+    "distribute",
+    "layers",
+    "metrics",
+    "models",
+    "pretraining",
+    "presets",
+    "saving",
+    "zoo",
+    "tuning",
+)
 _FROM = {
     "CharacterLanguageModel": "models",
     "LMN": "layers",

@@ -40,15 +40,17 @@ def _strategy_scope(kind):
 
     if kind is None:
         return contextlib.nullcontext()
-    from keras_seq import distribute
-
     import keras
+
+    from keras_seq import distribute
 
     several_workers = keras.backend.backend() == "tensorflow" and distribute.tf_config_workers() > 1
     if kind == "auto" and several_workers:  # checked before joining the cluster
-        sys.exit("keras-seq train --strategy auto: TF_CONFIG names several workers, and Keras' Model.fit "
-                 "cannot train under a multi-worker strategy (see keras_seq.distribute.training_strategy "
-                 "for the custom tf.distribute loop that does).")
+        sys.exit(
+            "keras-seq train --strategy auto: TF_CONFIG names several workers, and Keras' Model.fit "
+            "cannot train under a multi-worker strategy (see keras_seq.distribute.training_strategy "
+            "for the custom tf.distribute loop that does)."
+        )
     strategy = distribute.training_strategy(kind)
     if strategy is not None:
         print(f"# strategy: {type(strategy).__name__}", file=sys.stderr)
@@ -77,20 +79,27 @@ def _with_settings(name, pairs, data_pairs=None, recipe_defaults=False):
     allowed = set(recipe.model) | (registry.builder_arguments(recipe.builder) or set())
     for key, value in settings.items():
         if key not in allowed:
-            raise ValueError(f"--set {key}: recipe {name!r} (builder {recipe.builder!r}) has no model argument "
-                             f"{key!r}; it takes {', '.join(sorted(allowed))}.")
+            raise ValueError(
+                f"--set {key}: recipe {name!r} (builder {recipe.builder!r}) has no model argument "
+                f"{key!r}; it takes {', '.join(sorted(allowed))}."
+            )
         if key in recipe.model:
             _check_setting_kind(name, key, recipe.model[key], value)
     data_settings = assignments.parse(data_pairs, "--set-data")
     options = data_registry.options(recipe.dataset)
     for key in data_settings:
         if key not in options:
-            raise ValueError(f"--set-data {key}: dataset {recipe.dataset!r} has no option {key!r}; "
-                             f"it takes {', '.join(options) or 'none'}.")
-    return dataclasses.replace(recipe, name=results.run_name(name, {**settings, **data_settings}),
-                               model={**recipe.model, **settings},
-                               quick_model={k: v for k, v in recipe.quick_model.items() if k not in settings},
-                               data_options={**recipe.data_options, **data_settings})
+            raise ValueError(
+                f"--set-data {key}: dataset {recipe.dataset!r} has no option {key!r}; "
+                f"it takes {', '.join(options) or 'none'}."
+            )
+    return dataclasses.replace(
+        recipe,
+        name=results.run_name(name, {**settings, **data_settings}),
+        model={**recipe.model, **settings},
+        quick_model={k: v for k, v in recipe.quick_model.items() if k not in settings},
+        data_options={**recipe.data_options, **data_settings},
+    )
 
 
 # The type of a recipe's model argument -> the types a `--set` value for it
@@ -111,8 +120,9 @@ def _check_setting_kind(name, key, default, value):
     for kind, accepted, described in _SETTING_KINDS:
         if isinstance(default, kind):
             if not isinstance(value, accepted) or (isinstance(value, bool) and bool not in accepted):
-                raise ValueError(f"--set {key}: recipe {name!r} takes {described} (its value is {default!r}); "
-                                 f"got {value!r}.")
+                raise ValueError(
+                    f"--set {key}: recipe {name!r} takes {described} (its value is {default!r}); got {value!r}."
+                )
             return
 
 
@@ -129,9 +139,10 @@ def _train(args):
         results.check_new_record_path(args.record)
     scope = _strategy_scope(args.strategy)
     with scope:  # models are built inside train.run, hence under the strategy
-        records = [train.run(_with_settings(name, args.set, args.set_data, args.recipe_defaults),
-                             **_train_options(args))
-                   for name in args.recipes]
+        records = [
+            train.run(_with_settings(name, args.set, args.set_data, args.recipe_defaults), **_train_options(args))
+            for name in args.recipes
+        ]
     if args.record:
         results.keep_record(records[0], args.record, args.command_line)
     table = report.markdown_table(records)
@@ -143,10 +154,17 @@ def _train(args):
 
 def _train_options(args):
     return dict(
-        data_dir=args.data_dir, epochs=args.epochs, quick=args.quick, output=args.output, seed=args.seed,
-        verbose=1 if args.verbose else 2, max_seconds=args.max_seconds,
-        jit_compile=JIT_COMPILE[args.jit_compile], steps_per_execution=args.steps_per_execution,
-        fixed_shapes=args.fixed_shapes, restart=args.restart,
+        data_dir=args.data_dir,
+        epochs=args.epochs,
+        quick=args.quick,
+        output=args.output,
+        seed=args.seed,
+        verbose=1 if args.verbose else 2,
+        max_seconds=args.max_seconds,
+        jit_compile=JIT_COMPILE[args.jit_compile],
+        steps_per_execution=args.steps_per_execution,
+        fixed_shapes=args.fixed_shapes,
+        restart=args.restart,
     )
 
 
@@ -155,8 +173,12 @@ def _compare(args):
     from keras_seq.zoo import report
 
     with _strategy_scope(args.strategy):
-        records = compare.run(args.recipes, match_parameters=args.match_parameters,
-                              recipe_defaults=args.recipe_defaults, **_train_options(args))
+        records = compare.run(
+            args.recipes,
+            match_parameters=args.match_parameters,
+            recipe_defaults=args.recipe_defaults,
+            **_train_options(args),
+        )
     text = report.comparison_table(records) + "\n\n" + report.comparison_summary(records)
     print(text)
     if args.markdown:
@@ -177,10 +199,9 @@ def _evaluate(args):
         return
     if args.recipe is None:
         raise ValueError("name a recipe (or --preset NAME)")
+    import keras_seq.data as data
     from keras_seq.zoo import recipes
     from keras_seq.zoo import train
-
-    import keras_seq.data as data
 
     recipe = recipes.get(args.recipe)
     splits = data.info(recipe.dataset).splits
@@ -196,8 +217,10 @@ def _evaluate(args):
     if path is None:
         finished = runs.finished_run(args.output, args.recipe, args.seed, args.quick)
         if finished is None:
-            raise FileNotFoundError(f"no finished run of {args.recipe} (seed {args.seed}) under {args.output}/; "
-                                    f"train it with `keras-seq train {args.recipe}` or pass --model.")
+            raise FileNotFoundError(
+                f"no finished run of {args.recipe} (seed {args.seed}) under {args.output}/; "
+                f"train it with `keras-seq train {args.recipe}` or pass --model."
+            )
         path = os.path.join(finished, "model.keras")
     scores = train.evaluate(recipe, path, args.data_dir, args.quick, args.split, args.teacher_forced)
     scoring = {"scoring": "teacher-forced"} if args.teacher_forced else {}
@@ -281,70 +304,126 @@ def _parser():
 
     command("datasets", "list the datasets of keras_seq.data").set_defaults(run=_datasets)
     command("list", "list the recipes").set_defaults(run=_list)
-    for name, text in (("train", "train and evaluate recipes"),
-                       ("compare", "train several recipes on one dataset under one stopping rule, one table")):
+    for name, text in (
+        ("train", "train and evaluate recipes"),
+        ("compare", "train several recipes on one dataset under one stopping rule, one table"),
+    ):
         sub = command(name, text)
         sub.add_argument("recipes", nargs="+", type=recipe_name, help="recipe names (keras-seq list)")
-        sub.add_argument("--epochs", type=positive_int, default=None,
-                         help="at most this many epochs (None: the recipe's limit); a run it cuts "
-                              "while still improving is marked not converged")
+        sub.add_argument(
+            "--epochs",
+            type=positive_int,
+            default=None,
+            help="at most this many epochs (None: the recipe's limit); a run it cuts "
+            "while still improving is marked not converged",
+        )
         sub.add_argument("--quick", action="store_true", help="tiny data and model, one epoch (CPU check)")
-        sub.add_argument("--data-dir", default=None,
-                         help="the benchmark data folder (None: $KERAS_SEQ_DATA_DIR, then "
-                              "~/.keras/datasets/keras_seq, downloading what is missing)")
-        sub.add_argument("--output", default="runs",
-                         help="each run writes model.keras, record.json and PNGs into <output>/<recipe>/seed-<seed>/ "
-                              "(a rerun of a finished run goes to seed-<seed>-2/; a killed run resumes)")
-        sub.add_argument("--restart", action="store_true",
-                         help="start a killed run over instead of resuming it from its checkpoint")
-        sub.add_argument("--recipe-defaults", action="store_true",
-                         help="train each recipe's own arguments, not the grid point chosen on validation "
-                              "(`keras-seq select`) that its RESULTS row and preset were trained at")
+        sub.add_argument(
+            "--data-dir",
+            default=None,
+            help="the benchmark data folder (None: $KERAS_SEQ_DATA_DIR, then "
+            "~/.keras/datasets/keras_seq, downloading what is missing)",
+        )
+        sub.add_argument(
+            "--output",
+            default="runs",
+            help="each run writes model.keras, record.json and PNGs into <output>/<recipe>/seed-<seed>/ "
+            "(a rerun of a finished run goes to seed-<seed>-2/; a killed run resumes)",
+        )
+        sub.add_argument(
+            "--restart", action="store_true", help="start a killed run over instead of resuming it from its checkpoint"
+        )
+        sub.add_argument(
+            "--recipe-defaults",
+            action="store_true",
+            help="train each recipe's own arguments, not the grid point chosen on validation "
+            "(`keras-seq select`) that its RESULTS row and preset were trained at",
+        )
         sub.add_argument("--markdown", default=None, help="also write the table to this file")
         sub.add_argument("--seed", type=int, default=0, help="seed of weights, shuffling and dropout")
-        sub.add_argument("--max-seconds", type=positive_float, default=None,
-                         help="stop training at the first step past this many seconds")
+        sub.add_argument(
+            "--max-seconds",
+            type=positive_float,
+            default=None,
+            help="stop training at the first step past this many seconds",
+        )
         sub.add_argument("--verbose", action="store_true", help="Keras progress bar per step")
-        sub.add_argument("--strategy", default=None, choices=["auto", "default", "mirrored"],
-                         help="train under keras_seq.distribute.training_strategy(KIND): TPU, "
-                              "multi-worker, several GPUs (None: no strategy)")
-        sub.add_argument("--jit-compile", default="auto", choices=sorted(JIT_COMPILE),
-                         help="XLA (torch.compile on torch); auto: Keras' choice, XLA on accelerators")
-        sub.add_argument("--steps-per-execution", type=positive_int, default=1,
-                         help="batches per compiled call (tens on a TPU)")
-        sub.add_argument("--fixed-shapes", action="store_true",
-                         help="pad each split to its longest sequence and drop the last partial "
-                              "training batch: one XLA compilation (TPUs)")
+        sub.add_argument(
+            "--strategy",
+            default=None,
+            choices=["auto", "default", "mirrored"],
+            help="train under keras_seq.distribute.training_strategy(KIND): TPU, "
+            "multi-worker, several GPUs (None: no strategy)",
+        )
+        sub.add_argument(
+            "--jit-compile",
+            default="auto",
+            choices=sorted(JIT_COMPILE),
+            help="XLA (torch.compile on torch); auto: Keras' choice, XLA on accelerators",
+        )
+        sub.add_argument(
+            "--steps-per-execution", type=positive_int, default=1, help="batches per compiled call (tens on a TPU)"
+        )
+        sub.add_argument(
+            "--fixed-shapes",
+            action="store_true",
+            help="pad each split to its longest sequence and drop the last partial "
+            "training batch: one XLA compilation (TPUs)",
+        )
         if name == "train":
-            sub.add_argument("--set", nargs="+", default=None, metavar="ARG=VALUE",
-                             help="change model arguments of the recipe (VALUE: a Python literal), e.g. "
-                                  "--set units=250 dropout=0.5; the run is named RECIPE+ARG=VALUE,...")
-            sub.add_argument("--set-data", nargs="+", default=None, metavar="OPTION=VALUE",
-                             help="change options of the recipe's dataset (VALUE: a Python literal), e.g. "
-                                  "--set-data fold=3 (the OCR cross-validation's test fold); the run is "
-                                  "named RECIPE+OPTION=VALUE,...")
-            sub.add_argument("--record", default=None, metavar="PATH",
-                             help="also keep the run's record, with this command line and today's date, "
-                                  "at PATH (e.g. records/RECIPE/LABEL/seed-0.json, a new file), for "
-                                  "RESULTS.md's notes and variants")
+            sub.add_argument(
+                "--set",
+                nargs="+",
+                default=None,
+                metavar="ARG=VALUE",
+                help="change model arguments of the recipe (VALUE: a Python literal), e.g. "
+                "--set units=250 dropout=0.5; the run is named RECIPE+ARG=VALUE,...",
+            )
+            sub.add_argument(
+                "--set-data",
+                nargs="+",
+                default=None,
+                metavar="OPTION=VALUE",
+                help="change options of the recipe's dataset (VALUE: a Python literal), e.g. "
+                "--set-data fold=3 (the OCR cross-validation's test fold); the run is "
+                "named RECIPE+OPTION=VALUE,...",
+            )
+            sub.add_argument(
+                "--record",
+                default=None,
+                metavar="PATH",
+                help="also keep the run's record, with this command line and today's date, "
+                "at PATH (e.g. records/RECIPE/LABEL/seed-0.json, a new file), for "
+                "RESULTS.md's notes and variants",
+            )
         if name == "compare":
-            sub.add_argument("--match-parameters", action="store_true",
-                             help="size each recipe after the first to the first model's parameter count")
+            sub.add_argument(
+                "--match-parameters",
+                action="store_true",
+                help="size each recipe after the first to the first model's parameter count",
+            )
         sub.set_defaults(run=_compare if name == "compare" else _train)
     evaluate = command("evaluate", "evaluate a trained recipe's saved model, or a preset (--preset)")
     evaluate.add_argument("recipe", nargs="?", type=recipe_name, default=None, help="a recipe name (keras-seq list)")
-    evaluate.add_argument("--preset", default=None,
-                          help="measure this preset (name, directory or URL) again on --split of its data")
-    evaluate.add_argument("--model", default=None,
-                          help="a .keras file (None: the newest finished run's, <output>/<recipe>/seed-<seed>*/model.keras)")
+    evaluate.add_argument(
+        "--preset", default=None, help="measure this preset (name, directory or URL) again on --split of its data"
+    )
+    evaluate.add_argument(
+        "--model",
+        default=None,
+        help="a .keras file (None: the newest finished run's, <output>/<recipe>/seed-<seed>*/model.keras)",
+    )
     evaluate.add_argument("--output", default="runs", help="the folder `keras-seq train` wrote")
     evaluate.add_argument("--seed", type=int, default=0, help="the seed of the run to evaluate")
     evaluate.add_argument("--data-dir", default=None, help="the benchmark data folder")
     evaluate.add_argument("--split", default="test", help="a split of the recipe's dataset")
     evaluate.add_argument("--quick", action="store_true", help="the --quick subset of the split")
-    evaluate.add_argument("--teacher-forced", action="store_true",
-                          help="SCRBM recipes: score with the true previous labels (the trainer, eq. 12) "
-                               "instead of Algorithm 1's own predictions")
+    evaluate.add_argument(
+        "--teacher-forced",
+        action="store_true",
+        help="SCRBM recipes: score with the true previous labels (the trainer, eq. 12) "
+        "instead of Algorithm 1's own predictions",
+    )
     evaluate.set_defaults(run=_evaluate)
     # Commands whose module defines its own arguments (none of them imports Keras at import time).
     from keras_seq.tuning import cli as tuning_cli
@@ -392,8 +471,7 @@ def _import_backend_quietly():
 
 # What a user can cause and fix (a bad value, a missing or damaged file): one
 # line, exit 2. KERAS_SEQ_TRACEBACK=1 shows the traceback instead.
-USER_ERRORS = (ValueError, FileExistsError, FileNotFoundError, NotADirectoryError, IsADirectoryError,
-               PermissionError)
+USER_ERRORS = (ValueError, FileExistsError, FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
 
 
 RESUMABLE = frozenset({"train", "compare", "results", "select", "tune"})  # they checkpoint every epoch

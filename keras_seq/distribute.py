@@ -176,8 +176,10 @@ class Runtime:
         self.strategy, self.accelerator, self.replicas, self.scope = strategy, accelerator, replicas, scope
 
     def __repr__(self):
-        return (f"Keras {keras.__version__} on {keras.backend.backend()}: {self.accelerator}, "
-                f"{type(self.strategy).__name__}, {self.replicas} replica(s)")
+        return (
+            f"Keras {keras.__version__} on {keras.backend.backend()}: {self.accelerator}, "
+            f"{type(self.strategy).__name__}, {self.replicas} replica(s)"
+        )
 
 
 def describe(strategy):
@@ -194,8 +196,13 @@ def describe(strategy):
     if hasattr(strategy, "scope"):  # a tf.distribute strategy
         import tensorflow as tf
 
-        accelerator = ("TPU" if isinstance(strategy, tf.distribute.TPUStrategy)
-                       else "GPU" if tf.config.list_logical_devices("GPU") else "CPU")
+        accelerator = (
+            "TPU"
+            if isinstance(strategy, tf.distribute.TPUStrategy)
+            else "GPU"
+            if tf.config.list_logical_devices("GPU")
+            else "CPU"
+        )
         return Runtime(strategy, accelerator, strategy.num_replicas_in_sync, strategy.scope)
     # JAX (a distribution, if any, is set globally) or torch: nothing to enter
     devices = keras.distribution.list_devices() if keras.backend.backend() == "jax" else ["cpu"]

@@ -35,8 +35,7 @@ def labelling_errors(y_true, y_pred, mask=None):
     lengths = mask.sum(axis=1)
     if np.any(lengths == 0):
         raise ValueError(
-            f"{int(np.sum(lengths == 0))} sequence(s) have no valid step; "
-            "eq. 16 is undefined for empty sequences."
+            f"{int(np.sum(lengths == 0))} sequence(s) have no valid step; eq. 16 is undefined for empty sequences."
         )
     wrong = (y_true != y_pred) & mask
     per_sequence = wrong.sum(axis=1) / lengths
@@ -170,7 +169,9 @@ class SequenceLabellingError(_RatioMetric):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         weights = _step_weights(y_pred, sample_weight, ops.shape(y_true))
-        wrong = ops.cast(ops.not_equal(ops.cast(y_true, "int32"), ops.cast(ops.argmax(y_pred, axis=-1), "int32")), "float32")
+        wrong = ops.cast(
+            ops.not_equal(ops.cast(y_true, "int32"), ops.cast(ops.argmax(y_pred, axis=-1), "int32")), "float32"
+        )
         steps = ops.sum(weights, axis=1)
         has_steps = ops.cast(steps > 0, "float32")
         per_sequence = ops.divide_no_nan(ops.sum(wrong * weights, axis=1), steps)

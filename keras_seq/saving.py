@@ -53,8 +53,10 @@ def unknown_classes(path, custom_objects=None):
     names = set()
     _collect(config, names)
     return sorted(
-        name for name in names
-        if name not in registered and name.split(">")[-1] not in registered
+        name
+        for name in names
+        if name not in registered
+        and name.split(">")[-1] not in registered
         and keras.saving.get_registered_object(name, custom_objects) is None
     )
 
@@ -85,4 +87,3 @@ def _collect(node, names):
     elif isinstance(node, list):
         for value in node:
             _collect(value, names)
-

@@ -33,8 +33,13 @@ def main(argv=None):
         if recipe is None:
             print(f"{path}: recipe {record['recipe']!r} not in the zoo; left as it is", file=sys.stderr)
             continue
-        key = (recipe.dataset, json.dumps(recipe.data_options, sort_keys=True), recipe.train_split,
-               recipe.teacher_forcing, record.get("quick", False))
+        key = (
+            recipe.dataset,
+            json.dumps(recipe.data_options, sort_keys=True),
+            recipe.train_split,
+            recipe.teacher_forcing,
+            record.get("quick", False),
+        )
         if key not in levels:
             levels[key] = train.chance_scores(recipe, args.data_dir, record.get("quick", False))
         record["chance"] = levels[key]

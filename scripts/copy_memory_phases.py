@@ -26,8 +26,11 @@ RECALLED = 10  # digits shown at the start and recalled at the end
 
 def phases(length):
     """{phase: slice of steps} of a copy-memory sequence of `length` steps."""
-    return {"shown": slice(0, RECALLED), "wait": slice(RECALLED, length - RECALLED),
-            "recall": slice(length - RECALLED, length)}
+    return {
+        "shown": slice(0, RECALLED),
+        "wait": slice(RECALLED, length - RECALLED),
+        "recall": slice(length - RECALLED, length),
+    }
 
 
 def phase_cross_entropy(logits, targets):
@@ -73,8 +76,13 @@ def main():
         model = saving.load_model(path, compile=False)
         logits = np.asarray(model(inputs, training=False))
         spread = current_input_spread(logits, inputs)
-        print(f"{path}: cross-entropy per step, logit spread at a fixed input symbol: " + "; ".join(
-            f"{name} {value:.4g}, {spread[name]:.3g}" for name, value in phase_cross_entropy(logits, targets).items()))
+        print(
+            f"{path}: cross-entropy per step, logit spread at a fixed input symbol: "
+            + "; ".join(
+                f"{name} {value:.4g}, {spread[name]:.3g}"
+                for name, value in phase_cross_entropy(logits, targets).items()
+            )
+        )
         if keras.backend.backend() == "tensorflow":
             norms = gradient_norms(model, inputs, targets)
             print("  gradient norms: " + ", ".join(f"{name} {value:.2e}" for name, value in norms.items()))

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import textwrap
+
 import tomllib
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -49,7 +50,7 @@ if importlib.util.find_spec("keras_seq") is None:
     importlib.invalidate_caches()
 '''
 
-SETUP = '''
+SETUP = """
 import os
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")  # Colab's backend (JAX works too)
@@ -69,7 +70,7 @@ strategy = distribute.training_strategy("auto")
 runtime = distribute.describe(strategy)
 accelerator, replicas, scope = runtime.accelerator, runtime.replicas, runtime.scope
 print(f"{runtime}{', quick mode' if QUICK else ''}")
-'''
+"""
 
 RUNTIME_NOTE = (
     "Pick the hardware with *Runtime → Change runtime type* (CPU, a GPU, or a TPU) and run all "
@@ -79,16 +80,18 @@ RUNTIME_NOTE = (
 
 def summary_cell(expression):
     """The last cell of every notebook: one JSON line the tests read."""
-    return f'''
+    return f"""
 import json
 
 summary = {expression}
 print("SUMMARY", json.dumps(summary, default=float))
-'''
+"""
 
 
 QUICK_START = [
-    ("markdown", f'''
+    (
+        "markdown",
+        f"""
 # keras-seq quick start
 
 {badge("quick_start")}
@@ -102,17 +105,23 @@ and plots learning curves and predicted piano rolls: about five more minutes on 
 runtime; faster on a GPU.
 
 {RUNTIME_NOTE}
-'''),
+""",
+    ),
     ("code", INSTALL),
     ("code", SETUP),
-    ("markdown", '''
+    (
+        "markdown",
+        """
 ## A trained model, no training
 
 A preset is a trained model with its preprocessing, shipped inside the package: loading one by
 name needs no data and no network. `keras-seq presets` lists them with their test metrics; the
 same table here.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from IPython.display import Image, Markdown, display
 
 from keras_seq import presets
@@ -123,12 +132,18 @@ tagger = presets.load("wsj_pos_2000_lexical_scrbm")
 sentence = "The market fell sharply .".split()
 tags = tagger.label([sentence])[0]
 print(" ".join(f"{word}/{tag}" for word, tag in zip(sentence, tags)))
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 A chorale model samples a piece frame by frame (one frame a quarter note); `generate` can also
 continue a MIDI or MusicXML file given as `primer`, and `score` rates a piece.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from keras_seq.zoo import report
 
 music = presets.load("jsb_chorales_lstm")
@@ -137,14 +152,20 @@ music.write_midi(roll, "chorale.mid")
 report.roll_image(roll, "chorale.png", music.preprocessor.lowest_midi)
 display(Image(filename="chorale.png"))
 print("wrote chorale.mid;", "its score under the model:", music.score("chorale.mid"))
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## The zoo
 
 A recipe is one row of a paper's table: a dataset, a model builder and its arguments, the
 training settings and the published number. `keras-seq list` prints all of them.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from keras_seq.zoo import recipes
 
 # Colab: the music21 chorales (converted once, 10-25 s). Quick mode (the tests): JSB Chorales,
@@ -156,8 +177,11 @@ print(f"{len(recipes.RECIPES)} recipes; on {DATASET}:")
 for name in sorted(recipes.RECIPES):
     if name.startswith(DATASET + "_"):
         print(f"  {name}: {recipes.RECIPES[name].description}")
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## Compare two recipes
 
 `compare.run` is what `keras-seq compare` runs: every model trains under the first recipe's
@@ -170,8 +194,11 @@ small sizes (LMN-B 100+250, LSTM 100 units); without it, the sizes chosen on val
 RESULTS and the presets report (250+500 and 500 units; about twice as long). The same from a
 shell: `keras-seq compare bach_chorales_lmn_b_pretrained bach_chorales_lstm --recipe-defaults
 --strategy auto`.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from IPython.display import Markdown, display
 
 from keras_seq.zoo import compare
@@ -183,45 +210,63 @@ with scope():  # the models are built inside compare.run, hence under the strate
     records = compare.run(RECIPE_NAMES, epochs=EPOCHS, quick=QUICK, output=OUTPUT, recipe_defaults=True)
 display(Markdown(report.comparison_table(records)))
 print(report.comparison_summary(records))
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## Plots
 
 Per recipe: the learning curve, and the predicted probability of each key next to the true
 next frames of a test chorale.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from IPython.display import Image
 
 for record in records:  # each run has its own directory: OUTPUT/<recipe>/seed-<seed>/
     folder = record["run_directory"]
     display(Image(filename=f"{folder}/curve.png"), Image(filename=f"{folder}/roll.png"))
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## Reload a saved model
 
 The `.keras` files reload with plain `keras.saving.load_model` (the layers are registered
 Keras objects; no `custom_objects`). `keras-seq evaluate RECIPE` does the same from a shell.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 name = RECIPE_NAMES[0]
 scores = train.evaluate(recipes.get(name), f"{records[0]['run_directory']}/model.keras", quick=QUICK)
 metric = report.headline(records[0])
 print(f"{name}, reloaded: test {metric} {scores[metric]:.4f}")
 assert abs(scores[metric] - records[0]["test"][metric]) < 1e-4, "the reloaded model scores differently"
-'''),
-    ("code", summary_cell('''{
+""",
+    ),
+    (
+        "code",
+        summary_cell("""{
     "presets": {"tags": tags, "chorale_frames": len(roll), "chorale_notes": len(music.preprocessor.notes(roll))},
     "runs": {r["recipe"]: {"metric": report.headline(r), "test": r["test"][report.headline(r)],
                            "epochs": r["epochs_run"], "parameters": r["parameters"],
                            "converged": report.converged(r)}
              for r in records},
-}''')),
+}"""),
+    ),
 ]
 
 
 DROP_IN = [
-    ("markdown", f'''
+    (
+        "markdown",
+        f"""
 # keras-seq layers in an existing Keras model
 
 {badge("drop_in_layers")}
@@ -234,17 +279,23 @@ changes: `compile`, `fit`, `evaluate`, saving and reloading `.keras` files witho
 `custom_objects`. A minute or two on any runtime.
 
 {RUNTIME_NOTE}
-'''),
+""",
+    ),
     ("code", INSTALL),
     ("code", SETUP),
-    ("markdown", '''
+    (
+        "markdown",
+        """
 ## A small sequence-labelling task
 
 Sequences of random symbols, one-hot encoded; the label at each step is the symbol seen `DELAY`
 steps earlier, so the model has to remember. The first `DELAY` steps have nothing to recall
 and get sample weight 0. Chance accuracy is `1 / SYMBOLS`.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 import numpy as np
 
 from keras_seq.data import synthetic
@@ -256,14 +307,20 @@ EPOCHS = 1 if QUICK else 10
 x_train, y_train, w_train = synthetic.delayed_recall(N, STEPS, SYMBOLS, DELAY, seed=0)
 x_test, y_test, w_test = synthetic.delayed_recall(N // 4, STEPS, SYMBOLS, DELAY, seed=1)
 print(x_train.shape, y_train.shape)
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## The existing model, and its variants
 
 `make_model` is the model as one would write it with an LSTM; each variant passes another
 recurrent layer. All of them map `(batch, time, SYMBOLS)` to per-step class probabilities.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from keras_seq.layers import LMN, LinearMemoryCell, SCRBMCell, TrellisBlock
 
 
@@ -287,14 +344,20 @@ variants = {
     "SCRBM (SCRBMCell in keras.layers.RNN, no Dense)": lambda: make_model(
         keras.layers.RNN(SCRBMCell(UNITS, SYMBOLS), return_sequences=True), "scrbm", head=False),
 }
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## Train and compare
 
 Each model is built under the strategy's scope (TPU, several GPUs, or one device) and trained
 with plain `model.fit`.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 import time
 
 from IPython.display import Markdown, display
@@ -317,14 +380,20 @@ table = ["| model | parameters | test accuracy | fit s |", "|---|---:|---:|---:|
 table += [f"| {r['model']} | {r['parameters']:,} | {100 * r['test_accuracy']:.1f} % | {r['seconds']:.1f} |"
           for r in rows]
 display(Markdown("\\n".join(table)))
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## Save and reload
 
 `model.save("name.keras")` and `keras.saving.load_model` work as for built-in layers: the
 keras-seq layers are registered serializable Keras objects.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 for label, model in models.items():
     path = f"{model.name}.keras"
     model.save(path)
@@ -332,14 +401,20 @@ for label, model in models.items():
     np.testing.assert_allclose(
         reloaded.predict(x_test[:8], verbose=0), model.predict(x_test[:8], verbose=0), rtol=1e-4, atol=1e-5)
     print(f"{path}: reloaded, same predictions")
-'''),
-    ("code", summary_cell('''{r["model"]: {"parameters": r["parameters"], "test_accuracy": r["test_accuracy"]}
-           for r in rows}''')),
+""",
+    ),
+    (
+        "code",
+        summary_cell("""{r["model"]: {"parameters": r["parameters"], "test_accuracy": r["test_accuracy"]}
+           for r in rows}"""),
+    ),
 ]
 
 
 KERASTUNER = [
-    ("markdown", f'''
+    (
+        "markdown",
+        f"""
 # A KerasTuner search over a keras-seq recipe
 
 {badge("kerastuner_search")}
@@ -353,13 +428,19 @@ kept (`overwrite=True` starts afresh). From a shell: `keras-seq tune bach_choral
 --space paper --tuner random --max-trials 8 --epochs 20`.
 
 {RUNTIME_NOTE}
-'''),
+""",
+    ),
     ("code", INSTALL),
     ("code", SETUP),
-    ("markdown", '''
+    (
+        "markdown",
+        """
 ## The recipe and its search space
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from keras_seq import tuning
 from keras_seq.zoo import recipes
 
@@ -374,16 +455,22 @@ space = tuning.search_space(family, SPACE)
 print(f"{RECIPE}: family {family}, space {space.name} ({space.source}), {space.size()} points")
 for name, points in space.grid().items():
     print(f"  {name}: {points}")
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## Search
 
 `tuning.search` builds the hypermodel and a KerasTuner tuner (`random`, `bayesian`, `hyperband`
 or `grid`), runs the trials (each under the strategy's scope) and writes `trials.md`,
 `trials.csv`, `best.json`, `best.keras` and a score-vs-hyperparameter plot into the project
 folder. The objective is the predicting model's validation score.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 summary = tuning.search(
     RECIPE, space=SPACE, tuner="random", max_trials=MAX_TRIALS, epochs=EPOCHS, quick=QUICK,
     directory="runs/tuning", distribution_strategy=strategy if hasattr(strategy, "scope") else None,
@@ -391,36 +478,51 @@ summary = tuning.search(
 )
 print(f"{summary['trials_completed']} trials completed "
       f"({summary['trials_before']} before this run)")
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from IPython.display import Image, Markdown, display
 
 display(Markdown(open(summary["files"]["markdown"]).read()))
 display(Image(filename=summary["files"]["plot"]))
 print("best hyperparameters:", summary["best_hyperparameters"])
 print(f"best {summary['objective']['name']} ({summary['objective']['direction']}): {summary['best_score']:.4f}")
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## The best model on the test set
 
 `best.keras` is the best trial's predicting model; it reloads without `custom_objects`.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from keras_seq.zoo import train
 
 test_scores = train.evaluate(recipes.get(RECIPE), summary["files"]["model"], quick=QUICK)
 print({k: round(v, 4) for k, v in test_scores.items()})
-'''),
-    ("code", summary_cell('''{
+""",
+    ),
+    (
+        "code",
+        summary_cell("""{
     "recipe": summary["recipe"], "trials_completed": summary["trials_completed"],
     "best_hyperparameters": summary["best_hyperparameters"], "best_score": summary["best_score"],
     "test": test_scores,
-}''')),
+}"""),
+    ),
 ]
 
 
 TPU_GPU = [
-    ("markdown", f'''
+    (
+        "markdown",
+        f"""
 # keras-seq on a TPU or GPU
 
 {badge("tpu_gpu")}
@@ -438,17 +540,23 @@ or the CPU. TensorFlow finds a TPU only where the runtime's TensorFlow has TPU s
 JAX, set `KERAS_BACKEND=jax` in the setup cell and the same code trains data-parallel over the
 TPU cores. Without an accelerator it runs on the CPU (slowly: TrellisNet does about
 `num_levels` times an LSTM's arithmetic, which parallel hardware absorbs).
-'''),
+""",
+    ),
     ("code", INSTALL),
     ("code", SETUP),
-    ("code", '''
+    (
+        "code",
+        """
 if keras.backend.backend() == "tensorflow":
     import tensorflow as tf
 
     for device in tf.config.list_logical_devices():
         print(device.device_type, device.name)
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## Data: fixed shapes for XLA
 
 JSB Chorales (229 / 76 / 77 chorales, downloaded once, checksum verified), batched by the zoo's
@@ -456,8 +564,11 @@ own pipeline (`train.recipe_dataset`) with `fixed_shapes=True`: every batch of a
 its longest chorale, and the training split's last partial batch dropped (a different one each
 epoch, as it is shuffled), so XLA compiles one training step. JSB is small: on a v2-8 TPU's 8
 replicas an epoch is only a few steps; on a larger dataset raise `PER_REPLICA_BATCH`.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from keras_seq.zoo import recipes
 from keras_seq.zoo import train
 
@@ -472,16 +583,22 @@ datasets = {  # quick mode: the first 12 chorales of each split
 }
 print(f"global batch {GLOBAL_BATCH} ({PER_REPLICA_BATCH} x {replicas} replicas), "
       f"batch shapes {dict((split, tuple(d.element_spec[0].shape)) for split, d in datasets.items())}")
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## The model, built under the strategy
 
 `train.build` is the zoo's builder for the recipe (quick mode: a tiny TrellisNet), compiled
 inside `scope()` so that its variables live on the replicas, with XLA (`jit_compile`) on an
 accelerator and, on a TPU, several steps per compiled call (`steps_per_execution`) to save
 host round trips.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 STEPS_PER_EXECUTION = 8 if accelerator == "TPU" else 1
 with scope():
     (trainer, predictor), arguments = train.build(
@@ -489,13 +606,19 @@ with scope():
         steps_per_execution=STEPS_PER_EXECUTION)
 print(f"TrellisNet: {trainer.count_params():,} parameters, {arguments['num_levels']} levels, "
       f"jit_compile={trainer.jit_compile}, steps_per_execution={STEPS_PER_EXECUTION}")
-'''),
-    ("markdown", '''
+""",
+    ),
+    (
+        "markdown",
+        """
 ## Train, timed
 
 The first epoch includes tracing and XLA compilation; the later ones show the throughput.
-'''),
-    ("code", '''
+""",
+    ),
+    (
+        "code",
+        """
 from keras_seq.zoo.callbacks import EpochTimes
 
 times = EpochTimes()  # training seconds per epoch, validation excluded
@@ -508,13 +631,17 @@ print(f"{accelerator}, {replicas} replica(s): first epoch {times.seconds[0]:.1f}
       f"{sequences_per_second:.0f} chorales/s")
 test_scores = predictor.evaluate(datasets["test"], return_dict=True, verbose=0)
 print({k: round(float(v), 4) for k, v in test_scores.items()})
-'''),
-    ("code", summary_cell('''{
+""",
+    ),
+    (
+        "code",
+        summary_cell("""{
     "accelerator": accelerator, "strategy": type(strategy).__name__, "replicas": replicas,
     "global_batch": GLOBAL_BATCH, "jit_compile": trainer.jit_compile, "epochs": len(times.seconds),
     "first_epoch_seconds": times.seconds[0], "epoch_seconds": times.steady_seconds(),
     "sequences_per_second": sequences_per_second, "test": test_scores,
-}''')),
+}"""),
+    ),
 ]
 
 

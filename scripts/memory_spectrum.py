@@ -86,12 +86,18 @@ def main():
             raise SystemExit(f"{path}: no LMN layer (no memory_recurrent_kernel) in this model.")
         for name, w in kernels.items():
             radius, norm = spectrum(w)
-            print(f"{path} {name}: W_mm {w.shape[0]}x{w.shape[1]}, spectral radius {radius:.3f}, spectral norm {norm:.3f}")
+            print(
+                f"{path} {name}: W_mm {w.shape[0]}x{w.shape[1]}, spectral radius {radius:.3f}, spectral norm {norm:.3f}"
+            )
             if longest is not None:
                 response = memory_response(model.get_layer(name).cell, longest)
-                print(f"  {model.get_layer(name).cell.activation.__name__}, {len(longest)} steps: " + "; ".join(
-                    f"|m_0| {start:g} -> largest |m_t| {peak:.3g}, last {final:.3g}"
-                    for start, (peak, final) in response.items()))
+                print(
+                    f"  {model.get_layer(name).cell.activation.__name__}, {len(longest)} steps: "
+                    + "; ".join(
+                        f"|m_0| {start:g} -> largest |m_t| {peak:.3g}, last {final:.3g}"
+                        for start, (peak, final) in response.items()
+                    )
+                )
 
 
 if __name__ == "__main__":

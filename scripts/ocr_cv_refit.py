@@ -31,20 +31,27 @@ RECIPE = "ocr_cv_scrbm"
 def nine_fold_recipe(epochs, model_arguments):
     """The recipe trained on the nine training folds for `epochs`, no validation."""
     recipe = recipes.get(RECIPE)
-    return dataclasses.replace(recipe, train_split="train", valid_split=None, epochs=epochs,
-                               model={**recipe.model, **model_arguments})
+    return dataclasses.replace(
+        recipe, train_split="train", valid_split=None, epochs=epochs, model={**recipe.model, **model_arguments}
+    )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, required=True, help="epochs to train (early stopping's choice)")
-    parser.add_argument("--set", nargs="*", default=[], metavar="ARG=VALUE", help="model arguments (the selected point)")
+    parser.add_argument(
+        "--set", nargs="*", default=[], metavar="ARG=VALUE", help="model arguments (the selected point)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--output", default="runs")
-    parser.add_argument("--record", default=None, metavar="PATH",
-                        help="also keep the record, with this command and the date, at PATH (a new file), e.g. "
-                             "records/ocr_cv_scrbm/nine_folds_<epochs>_epochs/seed-<seed>.json")
+    parser.add_argument(
+        "--record",
+        default=None,
+        metavar="PATH",
+        help="also keep the record, with this command and the date, at PATH (a new file), e.g. "
+        "records/ocr_cv_scrbm/nine_folds_<epochs>_epochs/seed-<seed>.json",
+    )
     args = parser.parse_args()
     if args.record:
         results.check_new_record_path(args.record)
@@ -54,8 +61,12 @@ def main():
     record = train.run(recipe, data_dir=args.data_dir, output=args.output, seed=args.seed, run_name=run_name)
     if args.record:
         results.keep_record(record, args.record, " ".join(["python scripts/ocr_cv_refit.py", *sys.argv[1:]]))
-    print(json.dumps({"test": record["test"], "epochs_run": record["epochs_run"],
-                      "wall_seconds": record["wall_seconds"]}, indent=1))
+    print(
+        json.dumps(
+            {"test": record["test"], "epochs_run": record["epochs_run"], "wall_seconds": record["wall_seconds"]},
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the pinned test environment into .venv (CPU builds) and runs the
+# Installs the pinned test environment into .venv (CPU builds), checks lint
+# and format (ruff, configured in pyproject.toml) and runs the
 # test suite once per Keras backend. Usage: bash scripts/test.sh [backend ...]
 #
 # The backends run side by side (separate processes, logs printed when all
@@ -13,6 +14,8 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install -q --upgrade pip
 "$venv/bin/python" -m pip install -q -r requirements-ci.txt -e .
+echo "=== ruff check, ruff format --check ==="
+"$venv/bin/ruff" check . && "$venv/bin/ruff" format --check .
 
 backends=${*:-tensorflow jax torch}
 work=$(mktemp -d)

@@ -44,10 +44,12 @@ def main():
     split = error_split(recipes.get(args.recipe), saving.load_model(args.model), args.data_dir)
     (seen_errors, seen), (unseen_errors, unseen) = split["seen"], split["unseen"]
     total = seen + unseen
-    print(f"{args.recipe}: {total} test tokens, {100 * unseen / total:.1f} % unseen in training; error "
-          f"{100 * (seen_errors + unseen_errors) / total:.2f} % = {100 * seen_errors / max(seen, 1):.2f} % on seen "
-          f"words, {100 * unseen_errors / max(unseen, 1):.2f} % on unseen words, which make "
-          f"{100 * unseen_errors / max(seen_errors + unseen_errors, 1):.0f} % of the errors")
+    print(
+        f"{args.recipe}: {total} test tokens, {100 * unseen / total:.1f} % unseen in training; error "
+        f"{100 * (seen_errors + unseen_errors) / total:.2f} % = {100 * seen_errors / max(seen, 1):.2f} % on seen "
+        f"words, {100 * unseen_errors / max(unseen, 1):.2f} % on unseen words, which make "
+        f"{100 * unseen_errors / max(seen_errors + unseen_errors, 1):.0f} % of the errors"
+    )
 
 
 if __name__ == "__main__":

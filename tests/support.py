@@ -34,8 +34,6 @@ def gradients(layer, loss_fn, *args, **kwargs):
             loss = loss_of(values)
         grads = tape.gradient(loss, values)
     elif backend == "torch":
-        import torch
-
         values = [v.detach().clone().requires_grad_(True) for v in trainable]
         loss_of(values).backward()
         grads = [v.grad for v in values]
@@ -69,9 +67,7 @@ def assert_gradients_match_finite_differences(layer, autodiff, numpy_loss, weigh
     order = [v.path.split("/")[-1] for v in layer.trainable_variables]
     assert sorted(order) == sorted(names)
     for name, grad in zip(order, autodiff):
-        np.testing.assert_allclose(
-            grad, numeric[names.index(name)], rtol=1e-5, atol=1e-7, err_msg=name
-        )
+        np.testing.assert_allclose(grad, numeric[names.index(name)], rtol=1e-5, atol=1e-7, err_msg=name)
 
 
 def backend_has_xla():

@@ -11,8 +11,9 @@ import pytest
 def _keras_seq(*args):
     env = dict(os.environ)
     env.pop("KERAS_SEQ_TRACEBACK", None)
-    return subprocess.run([sys.executable, "-m", "keras_seq.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "keras_seq.cli", *args], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 USER_ERRORS = [
@@ -20,37 +21,61 @@ USER_ERRORS = [
     (["train", "jsb_chorales_lstm", "--epochs", "-1"], "argument --epochs: expected a positive integer, got -1"),
     (["train", "jsb_chorale_lstm"], "unknown recipe 'jsb_chorale_lstm'; did you mean jsb_chorales_lstm"),
     (["compare", "jsb_chorales_lstm", "ocr_ms_lstm", "--quick"], "one dataset; got jsb_chorales_lstm on jsb_chorales"),
-    (["evaluate", "jsb_chorales_lstm", "--split", "bogus"], "unknown split 'bogus' of jsb_chorales; it has train, valid, test"),
+    (
+        ["evaluate", "jsb_chorales_lstm", "--split", "bogus"],
+        "unknown split 'bogus' of jsb_chorales; it has train, valid, test",
+    ),
     (["train", "jsb_chorales_lstm", "--max-seconds", "0"], "argument --max-seconds: expected a positive number"),
-    (["train", "ocr_ms_lstm", "--set", "unit=50"], "--set unit: recipe 'ocr_ms_lstm' (builder 'labelling_model') "
-                                                   "has no model argument 'unit'; it takes"),
+    (
+        ["train", "ocr_ms_lstm", "--set", "unit=50"],
+        "--set unit: recipe 'ocr_ms_lstm' (builder 'labelling_model') has no model argument 'unit'; it takes",
+    ),
     (["train", "ocr_ms_lstm", "--set", "units"], "--set takes ARGUMENT=VALUE pairs; got 'units'"),
-    (["train", "conll2000_lstm", "--set", "units=abc"],
-     "--set units: recipe 'conll2000_lstm' takes an integer (its value is 100); got 'abc'."),
-    (["train", "conll2000_lstm", "--set", "units=True"],
-     "--set units: recipe 'conll2000_lstm' takes an integer (its value is 100); got True."),
-    (["train", "jsb_chorales_lmn_b", "--set", "memory_units=0.5"],
-     "--set memory_units: recipe 'jsb_chorales_lmn_b' takes an integer (its value is 250); got 0.5."),
-    (["train", "jsb_chorales_lmn_b", "--recipe-defaults", "--set", "memory_units=0.5"],
-     "--set memory_units: recipe 'jsb_chorales_lmn_b' takes an integer (its value is 100); got 0.5."),
-    (["train", "jsb_chorales_trellisnet", "--set", "dropout=high"],
-     "--set dropout: recipe 'jsb_chorales_trellisnet' takes a number (its value is 0."),
-    (["train", "ptb_char_trellisnet", "--set", "stateful=1"],
-     "--set stateful: recipe 'ptb_char_trellisnet' takes True or False (its value is True); got 1."),
-    (["train", "ocr_ms_conv", "--set", "widths=3"],
-     "--set widths: recipe 'ocr_ms_conv' takes a tuple or list (its value is (3, 5)); got 3."),
-    (["train", "ocr_ms_lstm", "--set", "kind=3"], "--set kind: recipe 'ocr_ms_lstm' takes a string (its value "
-                                                  "is 'lstm'); got 3."),
+    (
+        ["train", "conll2000_lstm", "--set", "units=abc"],
+        "--set units: recipe 'conll2000_lstm' takes an integer (its value is 100); got 'abc'.",
+    ),
+    (
+        ["train", "conll2000_lstm", "--set", "units=True"],
+        "--set units: recipe 'conll2000_lstm' takes an integer (its value is 100); got True.",
+    ),
+    (
+        ["train", "jsb_chorales_lmn_b", "--set", "memory_units=0.5"],
+        "--set memory_units: recipe 'jsb_chorales_lmn_b' takes an integer (its value is 250); got 0.5.",
+    ),
+    (
+        ["train", "jsb_chorales_lmn_b", "--recipe-defaults", "--set", "memory_units=0.5"],
+        "--set memory_units: recipe 'jsb_chorales_lmn_b' takes an integer (its value is 100); got 0.5.",
+    ),
+    (
+        ["train", "jsb_chorales_trellisnet", "--set", "dropout=high"],
+        "--set dropout: recipe 'jsb_chorales_trellisnet' takes a number (its value is 0.",
+    ),
+    (
+        ["train", "ptb_char_trellisnet", "--set", "stateful=1"],
+        "--set stateful: recipe 'ptb_char_trellisnet' takes True or False (its value is True); got 1.",
+    ),
+    (
+        ["train", "ocr_ms_conv", "--set", "widths=3"],
+        "--set widths: recipe 'ocr_ms_conv' takes a tuple or list (its value is (3, 5)); got 3.",
+    ),
+    (
+        ["train", "ocr_ms_lstm", "--set", "kind=3"],
+        "--set kind: recipe 'ocr_ms_lstm' takes a string (its value is 'lstm'); got 3.",
+    ),
     (["train", "ocr_ms_lstm", "ocr_ms_gru", "--set", "units=50"], "--set changes one recipe; name one"),
-    (["train", "ocr_cv_lstm", "--set-data", "folds=3"], "--set-data folds: dataset 'ocr_letters' has no option "
-                                                        "'folds'; it takes fold, protocol"),
-    (["train", "ptb_char_trellisnet", "--set-data", "fold=3"],
-     "--set-data fold: dataset 'ptb_char' has no option 'fold'; it takes none"),
+    (
+        ["train", "ocr_cv_lstm", "--set-data", "folds=3"],
+        "--set-data folds: dataset 'ocr_letters' has no option 'folds'; it takes fold, protocol",
+    ),
+    (
+        ["train", "ptb_char_trellisnet", "--set-data", "fold=3"],
+        "--set-data fold: dataset 'ptb_char' has no option 'fold'; it takes none",
+    ),
     (["train", "ocr_cv_lstm", "ocr_cv_gru", "--set-data", "fold=3"], "--set-data changes one recipe; name one"),
     (["select", "ocr_ms_lstm", "--only", "dropout"], "--only takes ARGUMENT=V1,V2 pairs; got 'dropout'"),
     (["select", "ocr_ms_lstm", "--only", "units=50"], "--only names arguments outside the grid: units"),
-    (["evaluate", "jsb_chorales_lstm", "--teacher-forced"], "jsb_chorales_lstm has no teacher-forcing "
-                                                            "trainer"),
+    (["evaluate", "jsb_chorales_lstm", "--teacher-forced"], "jsb_chorales_lstm has no teacher-forcing trainer"),
 ]
 # In a fresh process (what a user sees, backend start-up lines included): one
 # error of the argument parser and one raised after the backend's import.
@@ -108,8 +133,20 @@ def test_set_trains_the_recipe_with_changed_arguments_under_its_own_name(shared_
 
     from keras_seq import cli
 
-    cli.main(["train", "ocr_ms_lstm", "--quick", "--set", "dropout=0.5", "l2=1e-4", "--data-dir", shared_data_dir,
-              "--output", str(tmp_path)])
+    cli.main(
+        [
+            "train",
+            "ocr_ms_lstm",
+            "--quick",
+            "--set",
+            "dropout=0.5",
+            "l2=1e-4",
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            str(tmp_path),
+        ]
+    )
     assert "| ocr_ms_lstm+dropout=0.5,l2=0.0001 (quick) |" in capsys.readouterr().out
     record = json.load(open(tmp_path / "ocr_ms_lstm+dropout=0.5,l2=0.0001" / "seed-0-quick" / "record.json"))
     assert (record["model"]["dropout"], record["model"]["l2"]) == (0.5, 1e-4)
@@ -129,8 +166,19 @@ def test_set_wins_over_the_quick_model_sizes(shared_data_dir, tmp_path, capsys):
 
     from keras_seq import cli
 
-    cli.main(["train", "ocr_ms_lstm", "--quick", "--set", "units=5", "--data-dir", shared_data_dir,
-              "--output", str(tmp_path)])
+    cli.main(
+        [
+            "train",
+            "ocr_ms_lstm",
+            "--quick",
+            "--set",
+            "units=5",
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            str(tmp_path),
+        ]
+    )
     assert "| ocr_ms_lstm+units=5 (quick) |" in capsys.readouterr().out
     record = json.load(open(tmp_path / "ocr_ms_lstm+units=5" / "seed-0-quick" / "record.json"))
     assert record["model"]["units"] == 5
@@ -141,18 +189,41 @@ def test_set_data_trains_on_the_changed_dataset_options_under_its_own_name(share
 
     from keras_seq import cli
 
-    cli.main(["train", "ocr_cv_lstm", "--quick", "--set", "dropout=0.2", "--set-data", "fold=3", "--data-dir",
-              shared_data_dir, "--output", str(tmp_path)])
+    cli.main(
+        [
+            "train",
+            "ocr_cv_lstm",
+            "--quick",
+            "--set",
+            "dropout=0.2",
+            "--set-data",
+            "fold=3",
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            str(tmp_path),
+        ]
+    )
     assert "| ocr_cv_lstm+dropout=0.2,fold=3 (quick) |" in capsys.readouterr().out
     record = json.load(open(tmp_path / "ocr_cv_lstm+dropout=0.2,fold=3" / "seed-0-quick" / "record.json"))
     assert record["data_options"] == {"protocol": "cv", "fold": 3} and record["model"]["dropout"] == 0.2
     with pytest.raises(ValueError, match="`fold` must be an integer in"):
-        cli.main(["train", "ocr_cv_lstm", "--quick", "--set-data", "fold=10", "--data-dir", shared_data_dir,
-                  "--output", str(tmp_path)])
+        cli.main(
+            [
+                "train",
+                "ocr_cv_lstm",
+                "--quick",
+                "--set-data",
+                "fold=10",
+                "--data-dir",
+                shared_data_dir,
+                "--output",
+                str(tmp_path),
+            ]
+        )
 
 
-def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(shared_data_dir, tmp_path,
-                                                                              monkeypatch):
+def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(shared_data_dir, tmp_path, monkeypatch):
     import datetime
     import json
 
@@ -160,8 +231,17 @@ def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(s
 
     monkeypatch.chdir(tmp_path)
     kept = tmp_path / "records" / "ocr_ms_lstm" / "dropout=0.5" / "seed-0.json"
-    argv = ["train", "ocr_ms_lstm", "--quick", "--set", "dropout=0.5", "--data-dir", shared_data_dir,
-            "--record", str(kept)]
+    argv = [
+        "train",
+        "ocr_ms_lstm",
+        "--quick",
+        "--set",
+        "dropout=0.5",
+        "--data-dir",
+        shared_data_dir,
+        "--record",
+        str(kept),
+    ]
     cli.main(argv)
     record = json.load(open(kept))
     assert record["recipe"] == "ocr_ms_lstm+dropout=0.5" and record["model"]["dropout"] == 0.5
@@ -194,8 +274,18 @@ def test_train_builds_the_selected_point_and_recipe_defaults_the_recipes_own(sha
     cli.main(["train", "ocr_ms_lstm", "--quick", "--data-dir", shared_data_dir, "--output", str(tmp_path)])
     record = json.load(open(tmp_path / "ocr_ms_lstm" / "seed-0-quick" / "record.json"))
     assert {k: record["model"][k] for k in point} == point
-    cli.main(["train", "ocr_ms_lstm", "--quick", "--recipe-defaults", "--data-dir", shared_data_dir,
-              "--output", str(tmp_path)])
+    cli.main(
+        [
+            "train",
+            "ocr_ms_lstm",
+            "--quick",
+            "--recipe-defaults",
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            str(tmp_path),
+        ]
+    )
     record = json.load(open(tmp_path / "ocr_ms_lstm" / "seed-0-quick-2" / "record.json"))
     builder_defaults = {"dropout": 0.0, "l2": 0.0, "learning_rate": 1e-3, "units": 100}  # labelling_model's
     assert {k: record["model"].get(k, builder_defaults[k]) for k in point} == {k: builder_defaults[k] for k in point}
@@ -209,6 +299,7 @@ def test_the_packaged_selections_are_the_records_selections():
 
     records = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "records")
     assert recipes.selected_points() == results.selections(records), (
-        "zoo/selected_points.json is out of date: `keras-seq results --rebuild` writes it from records/")
+        "zoo/selected_points.json is out of date: `keras-seq results --rebuild` writes it from records/"
+    )
     for name, point in recipes.selected_points().items():
         assert {k: recipes.selected(name).model[k] for k in point} == point

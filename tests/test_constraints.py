@@ -29,12 +29,19 @@ def test_a_matrix_within_the_bound_is_left_alone(rng):
 
 
 def _fit_memory_recurrent_kernel(x, constraint):
-    model = keras.Sequential([
-        keras.Input(x.shape[1:]),
-        LMN(4, 5, return_sequences=True, memory_recurrent_constraint=constraint,
-            memory_recurrent_initializer="identity"),
-        keras.layers.Dense(x.shape[-1]),
-    ])
+    model = keras.Sequential(
+        [
+            keras.Input(x.shape[1:]),
+            LMN(
+                4,
+                5,
+                return_sequences=True,
+                memory_recurrent_constraint=constraint,
+                memory_recurrent_initializer="identity",
+            ),
+            keras.layers.Dense(x.shape[-1]),
+        ]
+    )
     model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", jit_compile=keras.backend.backend() != "torch")
     model.fit(x, 3.0 * x, epochs=3, batch_size=4, verbose=0)
     return keras.ops.convert_to_numpy(model.layers[0].cell.memory_recurrent_kernel)

@@ -20,15 +20,16 @@ from keras_seq import distribute
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BACKEND = keras.backend.backend()
 ONLY_TENSORFLOW = pytest.mark.skipif(
-    BACKEND != "tensorflow", reason="tf.distribute strategies exist on the TensorFlow backend only")
+    BACKEND != "tensorflow", reason="tf.distribute strategies exist on the TensorFlow backend only"
+)
 ONLY_JAX = pytest.mark.skipif(
-    BACKEND != "jax", reason="keras.distribution.DataParallel is exercised on the JAX backend only")
+    BACKEND != "jax", reason="keras.distribution.DataParallel is exercised on the JAX backend only"
+)
 ONLY_TORCH = pytest.mark.skipif(BACKEND != "torch", reason="checks the torch backend's answer")
 
 
 def _environment(backend, **extra):
-    environment = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="3",
-                       PYTHONPATH=REPOSITORY, **extra)
+    environment = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=REPOSITORY, **extra)
     environment.pop("TF_CONFIG", None)
     return environment
 
@@ -36,8 +37,12 @@ def _environment(backend, **extra):
 def _run_script(script, backend, timeout=240, **extra):
     """Runs `script` in a fresh interpreter; returns the JSON of its last line."""
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)], env=_environment(backend, **extra),
-        cwd=REPOSITORY, capture_output=True, text=True, timeout=timeout,
+        [sys.executable, "-c", textwrap.dedent(script)],
+        env=_environment(backend, **extra),
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -254,13 +259,20 @@ def _run_workers(script, tmp_path, count=2, timeout=WORKERS_TIMEOUT):
         for index in range(count):
             environment = _environment("tensorflow")
             environment["TF_CONFIG"] = json.dumps(
-                {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}})
+                {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
+            )
             # Files rather than pipes, so that a talkative worker cannot block on a full pipe.
             logs.append((open(tmp_path / f"worker{index}.out", "w+"), open(tmp_path / f"worker{index}.err", "w+")))
-            processes.append(subprocess.Popen(
-                [sys.executable, "-c", textwrap.dedent(script), str(tmp_path / f"worker{index}.npy")],
-                env=environment, cwd=REPOSITORY, stdout=logs[-1][0], stderr=logs[-1][1], text=True,
-            ))
+            processes.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", textwrap.dedent(script), str(tmp_path / f"worker{index}.npy")],
+                    env=environment,
+                    cwd=REPOSITORY,
+                    stdout=logs[-1][0],
+                    stderr=logs[-1][1],
+                    text=True,
+                )
+            )
         deadline = time.monotonic() + timeout
         while any(process.poll() is None for process in processes):
             if time.monotonic() > deadline or any(process.poll() for process in processes):
@@ -284,7 +296,7 @@ def _run_workers(script, tmp_path, count=2, timeout=WORKERS_TIMEOUT):
 @ONLY_TENSORFLOW
 def test_multi_worker_mirrored_strategy_keeps_two_workers_in_step(tmp_path):
     results = _run_workers(WORKER_SCRIPT, tmp_path)
-    for index, (returncode, stdout, stderr) in enumerate(results):
+    for index, (returncode, _, stderr) in enumerate(results):
         killed = " (killed: past the deadline, or another worker failed)" if returncode == -9 else ""
         assert returncode == 0, f"worker {index} returned {returncode}{killed}:\n{stderr[-4000:]}"
     outputs = [json.loads(stdout.strip().splitlines()[-1]) for _, stdout, _ in results]
@@ -297,7 +309,8 @@ def test_multi_worker_mirrored_strategy_keeps_two_workers_in_step(tmp_path):
     # ...yet the reduced loss and the weights stayed identical: the gradients were all-reduced.
     assert outputs[0]["losses"] == outputs[1]["losses"]
     (initial0, final0, reference0), (initial1, final1, reference1) = (
-        np.load(tmp_path / f"worker{index}.npy") for index in range(2))
+        np.load(tmp_path / f"worker{index}.npy") for index in range(2)
+    )
     np.testing.assert_array_equal(initial0, initial1)
     np.testing.assert_allclose(final0, final1, rtol=0, atol=1e-6)
     assert np.abs(final0 - initial0).max() > 1e-3  # training moved the weights
@@ -311,7 +324,9 @@ def test_cli_refuses_to_fit_under_several_workers_before_joining_them(monkeypatc
     from keras_seq import cli
 
     workers = ["localhost:1", "localhost:2"]
-    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": 0}}))
+    monkeypatch.setenv(
+        "TF_CONFIG", json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": 0}})
+    )
     with pytest.raises(SystemExit, match="several workers"):
         cli.main(["train", "jsb_chorales_lstm", "--quick", "--strategy", "auto"])
 

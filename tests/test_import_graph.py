@@ -68,7 +68,7 @@ def _cycle(edges):
         stack.append(node)
         for target in sorted(edges.get(node, ())):
             if state.get(target) == "open":
-                return stack[stack.index(target):] + [target]
+                return stack[stack.index(target) :] + [target]
             if target not in state:
                 found = visit(target)
                 if found:
@@ -98,7 +98,8 @@ def test_no_import_circle_between_subpackages():
         if module == "keras_seq":  # the package's lazy front door
             continue
         packages.setdefault(_package(module), set()).update(
-            _package(t) for t in targets if _package(t) != _package(module) and t != "keras_seq")
+            _package(t) for t in targets if _package(t) != _package(module) and t != "keras_seq"
+        )
     assert packages["keras_seq.tuning"] >= {"keras_seq.zoo"}  # the search runs the zoo's recipes
     assert _cycle(packages) is None, " -> ".join(_cycle(packages))
 

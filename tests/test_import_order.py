@@ -21,14 +21,17 @@ def saved_zoo_model(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("imports", ["import keras_seq, keras", "import keras, keras_seq",
-                                     "import keras_seq; import keras"])
+@pytest.mark.parametrize(
+    "imports", ["import keras_seq, keras", "import keras, keras_seq", "import keras_seq; import keras"]
+)
 def test_a_zoo_model_loads_after_importing_keras_seq_and_keras_in_any_order(imports, saved_zoo_model):
-    script = (f"{imports}\n"
-              "import numpy as np\n"
-              f"model = keras.saving.load_model({saved_zoo_model!r})\n"
-              "scores = model.evaluate(np.zeros((2, 5, 88)), np.zeros((2, 5, 88)), return_dict=True, verbose=0)\n"
-              "print(sorted(scores))\n")
+    script = (
+        f"{imports}\n"
+        "import numpy as np\n"
+        f"model = keras.saving.load_model({saved_zoo_model!r})\n"
+        "scores = model.evaluate(np.zeros((2, 5, 88)), np.zeros((2, 5, 88)), return_dict=True, verbose=0)\n"
+        "print(sorted(scores))\n"
+    )
     env = {**os.environ, "KERAS_BACKEND": keras.backend.backend(), "TF_CPP_MIN_LOG_LEVEL": "3"}
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -49,7 +49,7 @@ def _pip_installs(cell):
 
 
 def test_the_colab_folder_holds_exactly_these_notebooks():
-    assert sorted(f[:-len(".ipynb")] for f in os.listdir(COLAB) if f.endswith(".ipynb")) == sorted(NOTEBOOKS)
+    assert sorted(f[: -len(".ipynb")] for f in os.listdir(COLAB) if f.endswith(".ipynb")) == sorted(NOTEBOOKS)
     assert sorted(load_script("make_notebooks").NOTEBOOKS) == sorted(NOTEBOOKS)
 
 
@@ -108,7 +108,7 @@ def _outputs_text(nb):
 def _summary(nb):
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o["output_type"] == "stream")
     (line,) = [line for line in text.splitlines() if line.startswith("SUMMARY ")]
-    return json.loads(line[len("SUMMARY "):])
+    return json.loads(line[len("SUMMARY ") :])
 
 
 def _check_quick_start(nb, summary, folder):
@@ -128,7 +128,9 @@ def _check_quick_start(nb, summary, folder):
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 5  # the sampled chorale, then curve + piano roll per recipe
     for name in ("model.keras", "curve.png", "roll.png", "record.json"):
-        assert os.path.getsize(os.path.join(folder, "runs", "quick_start", "jsb_chorales_lstm", "seed-0-quick", name)) > 0
+        assert (
+            os.path.getsize(os.path.join(folder, "runs", "quick_start", "jsb_chorales_lstm", "seed-0-quick", name)) > 0
+        )
 
 
 def _check_drop_in_layers(nb, summary, folder):
@@ -137,7 +139,12 @@ def _check_drop_in_layers(nb, summary, folder):
     for row in summary.values():
         assert 0.0 <= row["test_accuracy"] <= 1.0 and row["parameters"] > 0
     assert sorted(f for f in os.listdir(folder) if f.endswith(".keras")) == [
-        "lmn_a.keras", "lmn_b.keras", "lstm.keras", "scrbm.keras", "trellis.keras"]
+        "lmn_a.keras",
+        "lmn_b.keras",
+        "lstm.keras",
+        "scrbm.keras",
+        "trellis.keras",
+    ]
 
 
 def _check_kerastuner_search(nb, summary, folder):
@@ -179,7 +186,8 @@ def jupyter_path(tmp_path_factory):
     folder.mkdir(parents=True)
     spec = {
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "keras-seq test", "language": "python",
+        "display_name": "keras-seq test",
+        "language": "python",
     }
     (folder / "kernel.json").write_text(json.dumps(spec))
     return str(root)
@@ -188,7 +196,7 @@ def jupyter_path(tmp_path_factory):
 @pytest.mark.skipif(
     keras.backend.backend() != "tensorflow",
     reason="the notebooks run on Colab's backend, TensorFlow; they are executed only in the "
-           "KERAS_BACKEND=tensorflow test run (the static checks run on every backend)",
+    "KERAS_BACKEND=tensorflow test run (the static checks run on every backend)",
 )
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_executes_in_quick_mode(name, shared_data_dir, jupyter_path, tmp_path, monkeypatch):

@@ -68,8 +68,9 @@ def test_the_wheel_installs_into_a_fresh_environment_and_runs_the_quick_start(tm
     work = tmp_path / "work"
     work.mkdir()
     environment = {k: v for k, v in os.environ.items() if k not in ("KERAS_SEQ_DATA_DIR", "PYTHONPATH")}
-    environment.update(KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3", MPLBACKEND="Agg",
-                       KERAS_HOME=str(tmp_path / "keras_home"))
+    environment.update(
+        KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3", MPLBACKEND="Agg", KERAS_HOME=str(tmp_path / "keras_home")
+    )
     out = _run([python, "-c", textwrap.dedent(QUICK_START)], cwd=work, env=environment)
     assert "| bach_chorales_lmn_b_pretrained (quick) |" in out and "| bach_chorales_lstm (quick) |" in out
     assert os.path.getsize(work / "runs" / "bach_chorales_lstm" / "seed-0-quick" / "model.keras") > 0
@@ -77,6 +78,9 @@ def test_the_wheel_installs_into_a_fresh_environment_and_runs_the_quick_start(tm
     assert "bach_chorales_lmn_b_pretrained" in cli
     out = _run([python, "-c", textwrap.dedent(PRESET)], cwd=work, env=environment)
     assert "TAGS [['DT', 'NN', 'VBD', 'RB', '.']]" in out
-    labelled = _run([str(venv / "bin" / "keras-seq"), "label", "wsj_pos_2000_lexical_scrbm", "The market fell sharply ."],
-                    cwd=work, env=environment)
+    labelled = _run(
+        [str(venv / "bin" / "keras-seq"), "label", "wsj_pos_2000_lexical_scrbm", "The market fell sharply ."],
+        cwd=work,
+        env=environment,
+    )
     assert labelled.split() == ["The/DT", "market/NN", "fell/VBD", "sharply/RB", "./."]

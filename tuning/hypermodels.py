@@ -22,8 +22,8 @@ import keras_tuner as kt
 from keras_seq.layers import validation
 from keras_seq.tuning import spaces
 from keras_seq.zoo import callbacks as zoo_callbacks
-from keras_seq.zoo import registry
 from keras_seq.zoo import recipes as zoo_recipes
+from keras_seq.zoo import registry
 from keras_seq.zoo import train
 
 
@@ -58,8 +58,7 @@ class RecipeHyperModel(kt.HyperModel):
 
     family = None
 
-    def __init__(self, recipe, space="paper", data_dir=None, quick=False, epochs=None, seed=0, verbose=0,
-                 **overrides):
+    def __init__(self, recipe, space="paper", data_dir=None, quick=False, epochs=None, seed=0, verbose=0, **overrides):
         recipe = zoo_recipes.get(recipe) if isinstance(recipe, str) else recipe
         if family_of(recipe) != self.family:
             raise ValueError(
@@ -104,7 +103,7 @@ class RecipeHyperModel(kt.HyperModel):
         accepted = inspect.signature(self.builder()).parameters
         probe = {name: spec.points()[0] for name, spec in self.space.ranges.items()}
         for name in self.builder_arguments(probe):
-            if name not in accepted and not (name == "l2" and set(self.space.ranges["l2"].points()) <= {0, 0.0}):
+            if name not in accepted and not (name == "l2" and set(self.space.ranges["l2"].points()) <= {0}):
                 raise ValueError(
                     f"The search space {self.space.name!r} tunes {name!r}, which the builder "
                     f"{self.recipe.builder!r} of recipe {self.recipe.name!r} does not take "
@@ -136,8 +135,15 @@ class RecipeHyperModel(kt.HyperModel):
         the zoo's pipelines, made once per hypermodel."""
         if self._data is None:
             recipe = self.recipe
-            training = train.recipe_dataset(recipe, recipe.train_split, self.data_dir, self.quick, shuffle=True,
-                                            seed=self.seed, epoch=self._order.epoch)
+            training = train.recipe_dataset(
+                recipe,
+                recipe.train_split,
+                self.data_dir,
+                self.quick,
+                shuffle=True,
+                seed=self.seed,
+                epoch=self._order.epoch,
+            )
             valid = train.recipe_dataset(recipe, recipe.valid_split, self.data_dir, self.quick)
             valid_predictor = train.predictor_inputs(recipe, valid)
             self._data = (training, valid, valid_predictor)
@@ -145,8 +151,10 @@ class RecipeHyperModel(kt.HyperModel):
 
     def fit(self, hp, model, *args, callbacks=None, epochs=None, verbose=None, initial_epoch=0, **kwargs):
         if args or kwargs:
-            raise TypeError(f"{type(self).__name__}.fit trains on the recipe's pipelines; it takes no "
-                            f"data or fit arguments (got {len(args)} positional, {sorted(kwargs)}).")
+            raise TypeError(
+                f"{type(self).__name__}.fit trains on the recipe's pipelines; it takes no "
+                f"data or fit arguments (got {len(args)} positional, {sorted(kwargs)})."
+            )
         start = time.perf_counter()
         built = self._built
         if built is None or built.trainer is not model:
@@ -154,11 +162,23 @@ class RecipeHyperModel(kt.HyperModel):
         training, valid, valid_predictor = self.datasets()
         every = hp.values.get("check_every", self.recipe.check_every)
         selecting, stopper = train.selection_callbacks(
-            self.recipe, built, valid, every=every, patience=hp.values.get("patience_checks"),
-            log_as=self.objective.name)
-        history = train.fit(built, training, valid, epochs or self.epochs, every,
-                            [self._order, *selecting, *(callbacks or [])], self.verbose if verbose is None else verbose,
-                            initial_epoch=initial_epoch)  # Hyperband continues a model
+            self.recipe,
+            built,
+            valid,
+            every=every,
+            patience=hp.values.get("patience_checks"),
+            log_as=self.objective.name,
+        )
+        history = train.fit(
+            built,
+            training,
+            valid,
+            epochs or self.epochs,
+            every,
+            [self._order, *selecting, *(callbacks or [])],
+            self.verbose if verbose is None else verbose,
+            initial_epoch=initial_epoch,
+        )  # Hyperband continues a model
         scores = built.predictor.evaluate(valid_predictor, return_dict=True, verbose=0, callbacks=list(built.callbacks))
         results = {f"predictor_val_{k}": float(v) for k, v in scores.items()}
         results[self.objective.name] = stopper.best_value if stopper.best_epoch else math.nan

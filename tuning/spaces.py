@@ -83,9 +83,11 @@ def _float_in(low, high, low_open=False, high_open=False):
         ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
         if ok:
             ok = (value > low if low_open else value >= low) and (
-                high is None or (value < high if high_open else value <= high))
+                high is None or (value < high if high_open else value <= high)
+            )
         if not ok:
-            bracket = f"{'(' if low_open else '['}{low}, {'inf' if high is None else high}{')' if high_open or high is None else ']'}"
+            closing = ")" if high_open or high is None else "]"
+            bracket = f"{'(' if low_open else '['}{low}, {'inf' if high is None else high}{closing}"
             raise ValueError(f"Hyperparameter {name!r}: every value must be a number in {bracket}; got {value!r}.")
 
     return check
@@ -109,9 +111,7 @@ def parse_dilations(key):
     try:
         dilations = tuple(int(part) for part in str(key).split("-"))
     except ValueError:
-        raise ValueError(
-            f"Hyperparameter 'dilations': values are schedules such as '1-2-4-8'; got {key!r}."
-        ) from None
+        raise ValueError(f"Hyperparameter 'dilations': values are schedules such as '1-2-4-8'; got {key!r}.") from None
     if not dilations or min(dilations) < 1:
         raise ValueError(f"Hyperparameter 'dilations': every dilation must be >= 1; got {key!r}.")
     return dilations
@@ -156,24 +156,38 @@ def check_range(name, spec):
     elif isinstance(spec, (Int, Float)):
         if name in ("units_pair", "dilations"):
             raise ValueError(f"Hyperparameter {name!r} takes a Choice of keys, not a numeric range.")
-        if isinstance(spec, Int) and name in ("l2", "learning_rate", "dropout", "input_dropout",
-                                              "output_dropout", "aux_weight"):
+        if isinstance(spec, Int) and name in (
+            "l2",
+            "learning_rate",
+            "dropout",
+            "input_dropout",
+            "output_dropout",
+            "aux_weight",
+        ):
             raise ValueError(f"Hyperparameter {name!r} is a float: use Float or Choice, not Int.")
-        if isinstance(spec, Float) and name not in ("l2", "learning_rate", "dropout", "input_dropout",
-                                                    "output_dropout", "aux_weight"):
+        if isinstance(spec, Float) and name not in (
+            "l2",
+            "learning_rate",
+            "dropout",
+            "input_dropout",
+            "output_dropout",
+            "aux_weight",
+        ):
             raise ValueError(f"Hyperparameter {name!r} is an integer: use Int or Choice, not Float.")
         check(name, spec.min_value)
         check(name, spec.max_value)
         if spec.min_value > spec.max_value:
-            raise ValueError(
-                f"Hyperparameter {name!r}: min_value {spec.min_value!r} > max_value {spec.max_value!r}."
-            )
+            raise ValueError(f"Hyperparameter {name!r}: min_value {spec.min_value!r} > max_value {spec.max_value!r}.")
         if spec.step is not None and spec.step <= 0:
             raise ValueError(f"Hyperparameter {name!r}: step must be > 0; got {spec.step!r}.")
         if spec.sampling not in ("linear", "log", "reverse_log"):
-            raise ValueError(f"Hyperparameter {name!r}: sampling must be linear, log or reverse_log; got {spec.sampling!r}.")
+            raise ValueError(
+                f"Hyperparameter {name!r}: sampling must be linear, log or reverse_log; got {spec.sampling!r}."
+            )
         if spec.sampling != "linear" and spec.min_value <= 0:
-            raise ValueError(f"Hyperparameter {name!r}: {spec.sampling} sampling needs min_value > 0; got {spec.min_value!r}.")
+            raise ValueError(
+                f"Hyperparameter {name!r}: {spec.sampling} sampling needs min_value > 0; got {spec.min_value!r}."
+            )
     elif isinstance(spec, Fixed):
         check(name, spec.value)
     else:
@@ -238,67 +252,139 @@ def _add(space):
     _SPACES[(space.family, space.name)] = space
 
 
-_add(SearchSpace("lmn_paper", "lmn", {
-    "units_pair": Choice(LMN_UNIT_PAIRS),
-    "l2": Choice(L2_GRID),
-    "learning_rate": Fixed(1e-3),
-}, main="units_pair", source=_LMN_PAPER))
-_add(SearchSpace("compact", "lmn", {
-    "units_pair": Choice(("4x4", "8x8", "8x16")),
-    "l2": Choice((1e-5, 0.0)),
-    "learning_rate": Fixed(1e-3),
-}, main="units_pair", source="small LMNs for quick runs"))
+_add(
+    SearchSpace(
+        "lmn_paper",
+        "lmn",
+        {
+            "units_pair": Choice(LMN_UNIT_PAIRS),
+            "l2": Choice(L2_GRID),
+            "learning_rate": Fixed(1e-3),
+        },
+        main="units_pair",
+        source=_LMN_PAPER,
+    )
+)
+_add(
+    SearchSpace(
+        "compact",
+        "lmn",
+        {
+            "units_pair": Choice(("4x4", "8x8", "8x16")),
+            "l2": Choice((1e-5, 0.0)),
+            "learning_rate": Fixed(1e-3),
+        },
+        main="units_pair",
+        source="small LMNs for quick runs",
+    )
+)
 
-_add(SearchSpace("lmn_paper", "rnn", {
-    "units": Choice(RNN_UNITS),
-    "l2": Choice(L2_GRID),
-    "learning_rate": Fixed(1e-3),
-}, main="units", source=_LMN_PAPER))
-_add(SearchSpace("scrbm_paper", "rnn", {
-    "units": Choice(SCRBM_UNITS),
-    "learning_rate": Choice(SCRBM_LEARNING_RATES),
-    "check_every": Fixed(10),
-    "patience_checks": Fixed(5),
-}, main="units", source=_SCRBM_PAPER + " (its RNN baseline)"))
-_add(SearchSpace("compact", "rnn", {
-    "units": Choice((4, 8, 16)),
-    "l2": Choice((1e-5, 0.0)),
-    "learning_rate": Fixed(1e-3),
-}, main="units", source="small RNNs for quick runs"))
+_add(
+    SearchSpace(
+        "lmn_paper",
+        "rnn",
+        {
+            "units": Choice(RNN_UNITS),
+            "l2": Choice(L2_GRID),
+            "learning_rate": Fixed(1e-3),
+        },
+        main="units",
+        source=_LMN_PAPER,
+    )
+)
+_add(
+    SearchSpace(
+        "scrbm_paper",
+        "rnn",
+        {
+            "units": Choice(SCRBM_UNITS),
+            "learning_rate": Choice(SCRBM_LEARNING_RATES),
+            "check_every": Fixed(10),
+            "patience_checks": Fixed(5),
+        },
+        main="units",
+        source=_SCRBM_PAPER + " (its RNN baseline)",
+    )
+)
+_add(
+    SearchSpace(
+        "compact",
+        "rnn",
+        {
+            "units": Choice((4, 8, 16)),
+            "l2": Choice((1e-5, 0.0)),
+            "learning_rate": Fixed(1e-3),
+        },
+        main="units",
+        source="small RNNs for quick runs",
+    )
+)
 
-_add(SearchSpace("scrbm_paper", "scrbm", {
-    "units": Choice(SCRBM_UNITS),
-    "learning_rate": Choice(SCRBM_LEARNING_RATES),
-    "check_every": Fixed(10),
-    "patience_checks": Fixed(5),
-}, main="units", source=_SCRBM_PAPER))
-_add(SearchSpace("compact", "scrbm", {
-    "units": Choice((4, 8, 16)),
-    "learning_rate": Choice((1e-2, 1e-3)),
-    "check_every": Fixed(1),
-    "patience_checks": Fixed(2),
-}, main="units", source="small SCRBMs for quick runs"))
+_add(
+    SearchSpace(
+        "scrbm_paper",
+        "scrbm",
+        {
+            "units": Choice(SCRBM_UNITS),
+            "learning_rate": Choice(SCRBM_LEARNING_RATES),
+            "check_every": Fixed(10),
+            "patience_checks": Fixed(5),
+        },
+        main="units",
+        source=_SCRBM_PAPER,
+    )
+)
+_add(
+    SearchSpace(
+        "compact",
+        "scrbm",
+        {
+            "units": Choice((4, 8, 16)),
+            "learning_rate": Choice((1e-2, 1e-3)),
+            "check_every": Fixed(1),
+            "patience_checks": Fixed(2),
+        },
+        main="units",
+        source="small SCRBMs for quick runs",
+    )
+)
 
-_add(SearchSpace("trellisnet_paper", "trellisnet", {
-    "num_levels": Choice((8, 11, 16, 24)),
-    "hidden_units": Choice((120, 256, 512, 1000)),
-    "dropout": Choice((0.1, 0.2, 0.28)),  # hidden (variational) dropout
-    "input_dropout": Choice((0.1, 0.2, 0.45)),
-    "output_dropout": Choice((0.1, 0.2, 0.45)),
-    "aux_weight": Choice((0.0, 0.05, 0.1, 0.3)),  # deep supervision lambda
-    "dilations": Choice(("1", "1-2", "1-2-4-8", "1-1-2-4-8-16-32")),
-    "learning_rate": Choice((1e-3, 2e-3, 4e-3)),
-}, main="hidden_units", source=_TRELLIS_PAPER))
-_add(SearchSpace("compact", "trellisnet", {
-    "num_levels": Choice((2, 3)),
-    "hidden_units": Choice((8, 16)),
-    "dropout": Choice((0.0, 0.1)),
-    "input_dropout": Fixed(0.0),
-    "output_dropout": Fixed(0.0),
-    "aux_weight": Choice((0.0, 0.1)),
-    "dilations": Choice(("1", "1-2")),
-    "learning_rate": Fixed(2e-3),
-}, main="hidden_units", source="small TrellisNets for quick runs"))
+_add(
+    SearchSpace(
+        "trellisnet_paper",
+        "trellisnet",
+        {
+            "num_levels": Choice((8, 11, 16, 24)),
+            "hidden_units": Choice((120, 256, 512, 1000)),
+            "dropout": Choice((0.1, 0.2, 0.28)),  # hidden (variational) dropout
+            "input_dropout": Choice((0.1, 0.2, 0.45)),
+            "output_dropout": Choice((0.1, 0.2, 0.45)),
+            "aux_weight": Choice((0.0, 0.05, 0.1, 0.3)),  # deep supervision lambda
+            "dilations": Choice(("1", "1-2", "1-2-4-8", "1-1-2-4-8-16-32")),
+            "learning_rate": Choice((1e-3, 2e-3, 4e-3)),
+        },
+        main="hidden_units",
+        source=_TRELLIS_PAPER,
+    )
+)
+_add(
+    SearchSpace(
+        "compact",
+        "trellisnet",
+        {
+            "num_levels": Choice((2, 3)),
+            "hidden_units": Choice((8, 16)),
+            "dropout": Choice((0.0, 0.1)),
+            "input_dropout": Fixed(0.0),
+            "output_dropout": Fixed(0.0),
+            "aux_weight": Choice((0.0, 0.1)),
+            "dilations": Choice(("1", "1-2")),
+            "learning_rate": Fixed(2e-3),
+        },
+        main="hidden_units",
+        source="small TrellisNets for quick runs",
+    )
+)
 
 FAMILIES = ("lmn", "rnn", "scrbm", "trellisnet")
 # "paper" names each family's default published grid.
@@ -326,8 +412,7 @@ def search_space(family, name="paper", **overrides):
     for hp_name in overrides:
         if hp_name not in space.ranges:
             raise ValueError(
-                f"Space {space.name!r} ({family}) has no hyperparameter {hp_name!r}; "
-                f"it has: {', '.join(space.ranges)}."
+                f"Space {space.name!r} ({family}) has no hyperparameter {hp_name!r}; it has: {', '.join(space.ranges)}."
             )
     return dataclasses.replace(space, ranges={**space.ranges, **overrides})
 
@@ -354,8 +439,11 @@ def parse_override(text):
 
     if ":" in values:
         low, high = (number(v) for v in values.split(":", 1))
-        if isinstance(low, int) and isinstance(high, int) and name not in (
-                "l2", "learning_rate", "dropout", "input_dropout", "output_dropout", "aux_weight"):
+        if (
+            isinstance(low, int)
+            and isinstance(high, int)
+            and name not in ("l2", "learning_rate", "dropout", "input_dropout", "output_dropout", "aux_weight")
+        ):
             return name, Int(low, high)
         sampling = "log" if name in ("learning_rate", "l2") and float(low) > 0 else "linear"
         return name, Float(float(low), float(high), sampling=sampling)

@@ -25,8 +25,18 @@ def project_name(hypermodel, tuner):
     return f"{hypermodel.recipe.name}-{hypermodel.space.name}-{tuner}{'-quick' if hypermodel.quick else ''}"
 
 
-def make_tuner(hypermodel, tuner="random", max_trials=10, directory="runs/tuning", project_name_=None,
-               overwrite=False, seed=0, distribution_strategy=None, max_epochs=None, **kwargs):
+def make_tuner(
+    hypermodel,
+    tuner="random",
+    max_trials=10,
+    directory="runs/tuning",
+    project_name_=None,
+    overwrite=False,
+    seed=0,
+    distribution_strategy=None,
+    max_epochs=None,
+    **kwargs,
+):
     """A KerasTuner tuner over `hypermodel` whose objective is its
     predictor's validation score. `overwrite=False` (default) reloads the
     search saved under `directory/project` if there is one."""
@@ -34,9 +44,14 @@ def make_tuner(hypermodel, tuner="random", max_trials=10, directory="runs/tuning
         raise ValueError(f"Unknown tuner {tuner!r}; known: {', '.join(TUNERS)}.")
     validation.positive_int("max_trials", max_trials)
     common = dict(
-        hypermodel=hypermodel, objective=hypermodel.objective, directory=directory,
-        project_name=project_name_ or project_name(hypermodel, tuner), overwrite=overwrite, seed=seed,
-        distribution_strategy=distribution_strategy, **kwargs,
+        hypermodel=hypermodel,
+        objective=hypermodel.objective,
+        directory=directory,
+        project_name=project_name_ or project_name(hypermodel, tuner),
+        overwrite=overwrite,
+        seed=seed,
+        distribution_strategy=distribution_strategy,
+        **kwargs,
     )
     if tuner == "hyperband":
         result = kt.Hyperband(max_epochs=max_epochs or hypermodel.epochs, **common)
@@ -50,13 +65,32 @@ def completed_trials(tuner):
     return [t for t in tuner.oracle.trials.values() if t.status == "COMPLETED"]
 
 
-def search(recipe, space="paper", tuner="random", max_trials=10, directory="runs/tuning", overwrite=False,
-           quick=False, epochs=None, data_dir=None, seed=0, distribution_strategy=None, overrides=None,
-           verbose=0, write=True):
+def search(
+    recipe,
+    space="paper",
+    tuner="random",
+    max_trials=10,
+    directory="runs/tuning",
+    overwrite=False,
+    quick=False,
+    epochs=None,
+    data_dir=None,
+    seed=0,
+    distribution_strategy=None,
+    overrides=None,
+    verbose=0,
+    write=True,
+):
     """Builds the hypermodel and tuner, searches (resuming any saved search)
     and writes the report. Returns a summary dict."""
     hypermodel = hypermodels.hypermodel_for(
-        recipe, space, data_dir=data_dir, quick=quick, epochs=epochs, seed=seed, verbose=verbose,
+        recipe,
+        space,
+        data_dir=data_dir,
+        quick=quick,
+        epochs=epochs,
+        seed=seed,
+        verbose=verbose,
         **(overrides or {}),
     )
     project_dir = os.path.join(directory, project_name(hypermodel, tuner))
@@ -64,7 +98,12 @@ def search(recipe, space="paper", tuner="random", max_trials=10, directory="runs
     if not overwrite:
         check_saved_search(project_dir, settings)
     search_tuner = make_tuner(
-        hypermodel, tuner, max_trials=max_trials, directory=directory, overwrite=overwrite, seed=seed,
+        hypermodel,
+        tuner,
+        max_trials=max_trials,
+        directory=directory,
+        overwrite=overwrite,
+        seed=seed,
         distribution_strategy=distribution_strategy,
     )
     os.makedirs(search_tuner.project_dir, exist_ok=True)
@@ -78,8 +117,10 @@ def search(recipe, space="paper", tuner="random", max_trials=10, directory="runs
     if write:
         summary["files"] = write_report(search_tuner, hypermodel, summary)
     if summary["trials_completed"] == 0:
-        raise ValueError(f"keras-seq tune: no trial of the search in {search_tuner.project_dir} succeeded "
-                         f"({summary['trials_failed']} failed); the first failure: {first_failure(search_tuner)}")
+        raise ValueError(
+            f"keras-seq tune: no trial of the search in {search_tuner.project_dir} succeeded "
+            f"({summary['trials_failed']} failed); the first failure: {first_failure(search_tuner)}"
+        )
     return summary
 
 
@@ -97,14 +138,28 @@ def search_settings(hypermodel, tuner, seed):
 
     recipe = hypermodel.recipe
     model = {k: list(v) if isinstance(v, tuple) else v for k, v in recipe.model.items()}
-    return json.loads(json.dumps({
-        "recipe": recipe.name, "builder": recipe.builder, "model": model, "dataset": recipe.dataset,
-        "data_options": recipe.data_options, "batch_size": recipe.batch_size,
-        "anneal": None if recipe.anneal is None else dataclasses.asdict(recipe.anneal),
-        "space": hypermodel.space.name, "grid": {k: list(v) for k, v in hypermodel.space.grid().items()},
-        "epochs_per_trial": hypermodel.epochs, "quick": hypermodel.quick, "tuner": tuner, "seed": seed,
-        "objective": hypermodel.objective.name, "backend": keras.backend.backend(),
-    }, default=str))
+    return json.loads(
+        json.dumps(
+            {
+                "recipe": recipe.name,
+                "builder": recipe.builder,
+                "model": model,
+                "dataset": recipe.dataset,
+                "data_options": recipe.data_options,
+                "batch_size": recipe.batch_size,
+                "anneal": None if recipe.anneal is None else dataclasses.asdict(recipe.anneal),
+                "space": hypermodel.space.name,
+                "grid": {k: list(v) for k, v in hypermodel.space.grid().items()},
+                "epochs_per_trial": hypermodel.epochs,
+                "quick": hypermodel.quick,
+                "tuner": tuner,
+                "seed": seed,
+                "objective": hypermodel.objective.name,
+                "backend": keras.backend.backend(),
+            },
+            default=str,
+        )
+    )
 
 
 def first_failure(tuner):
@@ -117,8 +172,9 @@ def first_failure(tuner):
 
 def _changes(saved, now):
     keys = sorted(set(saved) | set(now))
-    return "; ".join(f"{k}: {json.dumps(saved.get(k))} -> {json.dumps(now.get(k))}"
-                     for k in keys if saved.get(k) != now.get(k))
+    return "; ".join(
+        f"{k}: {json.dumps(saved.get(k))} -> {json.dumps(now.get(k))}" for k in keys if saved.get(k) != now.get(k)
+    )
 
 
 def check_saved_search(project_dir, settings):
@@ -129,8 +185,10 @@ def check_saved_search(project_dir, settings):
     trials would be ranked together with the saved ones."""
     oracle = os.path.join(project_dir, "oracle.json")
     for path in [oracle] + sorted(
-            os.path.join(project_dir, d, "trial.json") for d in (os.listdir(project_dir) if os.path.isdir(project_dir) else ())
-            if os.path.isfile(os.path.join(project_dir, d, "trial.json"))):
+        os.path.join(project_dir, d, "trial.json")
+        for d in (os.listdir(project_dir) if os.path.isdir(project_dir) else ())
+        if os.path.isfile(os.path.join(project_dir, d, "trial.json"))
+    ):
         if not os.path.exists(path):
             continue
         try:
@@ -152,9 +210,11 @@ def check_saved_search(project_dir, settings):
     else:
         return
     if changes:
-        raise ValueError(f"The search in {project_dir} was made with other settings ({changes}); its trials "
-                         "would be ranked with this one's. Start a new search with --overwrite (which deletes "
-                         "the saved one) or another --directory.")
+        raise ValueError(
+            f"The search in {project_dir} was made with other settings ({changes}); its trials "
+            "would be ranked with this one's. Start a new search with --overwrite (which deletes "
+            "the saved one) or another --directory."
+        )
 
 
 def _score(trial, objective):

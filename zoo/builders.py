@@ -8,8 +8,8 @@ weights."""
 
 import keras
 
-from keras_seq.layers import FeatureEmbedding
 from keras_seq.layers import SCRBM
+from keras_seq.layers import FeatureEmbedding
 from keras_seq.zoo import tasks
 from keras_seq.zoo.optimizers import make_optimizer
 from keras_seq.zoo.registry import Built
@@ -18,12 +18,17 @@ from keras_seq.zoo.registry import register_builder
 
 def _sizes(info, recipe):
     """Builder arguments read from the dataset: classes, step shape, vocabulary, task."""
-    return dict(task=info.task, num_classes=info.num_classes, input_shape=info.input_shape,
-                vocabulary_size=info.column_vocabulary_sizes or info.vocabulary_size)
+    return dict(
+        task=info.task,
+        num_classes=info.num_classes,
+        input_shape=info.input_shape,
+        vocabulary_size=info.column_vocabulary_sizes or info.vocabulary_size,
+    )
 
 
 def _keys(info, recipe):
     return dict(keys=info.input_shape[0])
+
 
 RECURRENT = {
     "simple_rnn": keras.layers.SimpleRNN,
@@ -48,30 +53,45 @@ def lmn_regularizers(l2):
     paper regularises its models; the biases are not decayed."""
     if not l2:
         return {}
-    return {f"{weight}_regularizer": keras.regularizers.L2(l2)
-            for weight in ("kernel", "recurrent", "memory", "memory_recurrent")}
+    return {
+        f"{weight}_regularizer": keras.regularizers.L2(l2)
+        for weight in ("kernel", "recurrent", "memory", "memory_recurrent")
+    }
 
 
 def recurrent_layer(kind, units, l2=0.0, memory_norm_bound=None, **kwargs):
     if kind in RECURRENT:
         regularizer = keras.regularizers.L2(l2) if l2 else None
         return RECURRENT[kind](
-            units, return_sequences=True, kernel_regularizer=regularizer,
-            recurrent_regularizer=regularizer, **kwargs
+            units, return_sequences=True, kernel_regularizer=regularizer, recurrent_regularizer=regularizer, **kwargs
         )
     if kind in ("lmn_a", "lmn_b"):
         from keras_seq.layers import LMN
 
         return LMN(
-            units, kwargs.pop("memory_units"), output="functional" if kind == "lmn_a" else "memory",
-            return_sequences=True, **lmn_regularizers(l2), **lmn_memory_constraint(memory_norm_bound), **kwargs
+            units,
+            kwargs.pop("memory_units"),
+            output="functional" if kind == "lmn_a" else "memory",
+            return_sequences=True,
+            **lmn_regularizers(l2),
+            **lmn_memory_constraint(memory_norm_bound),
+            **kwargs,
         )
     raise ValueError(f"Unknown recurrent layer {kind!r}; known: {sorted(RECURRENT) + ['lmn_a', 'lmn_b']}.")
 
 
 @register_builder("piano_roll_model", data_arguments=_keys)
-def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning_rate=1e-3, keys=88,
-                     dropout=0.0, clipnorm=None, memory_norm_bound=None):
+def piano_roll_model(
+    kind="lstm",
+    units=100,
+    memory_units=None,
+    l2=0.0,
+    learning_rate=1e-3,
+    keys=88,
+    dropout=0.0,
+    clipnorm=None,
+    memory_norm_bound=None,
+):
     """Next-frame prediction of binary piano rolls, sigmoid per key;
     `dropout` on the recurrent layer's outputs, `l2` on its kernels, Adam
     with global gradient-norm clipping at `clipnorm` if given; for the LMNs,
@@ -89,15 +109,25 @@ def piano_roll_model(kind="lstm", units=100, memory_units=None, l2=0.0, learning
         ],
         name=f"{kind}_piano_roll",
     )
-    model.compile(optimizer=make_optimizer("adam", learning_rate, clipnorm),
-                  **tasks.task("next_frame").compile_arguments())
+    model.compile(
+        optimizer=make_optimizer("adam", learning_rate, clipnorm), **tasks.task("next_frame").compile_arguments()
+    )
     return Built(model, model)
 
 
 @register_builder("pretrained_lmn_model", needs_training_data=True)
-def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain_epochs=5,
-                         learning_rate=1e-3, clipnorm=None, l2=0.0, memory_norm_bound=None,
-                         fine_tune_activation=None):
+def pretrained_lmn_model(
+    train,
+    units=100,
+    memory_units=100,
+    window=10,
+    pretrain_epochs=5,
+    learning_rate=1e-3,
+    clipnorm=None,
+    l2=0.0,
+    memory_norm_bound=None,
+    fine_tune_activation=None,
+):
     """LMN-B initialised by the closed-form pretraining (LMN paper Sec. 4) on
     the training `Sequences` (its keys are the targets' width), compiled for
     fine-tuning, with `l2` on its four kernels and W_mm's spectral norm
@@ -112,31 +142,51 @@ def pretrained_lmn_model(train, units=100, memory_units=100, window=10, pretrain
 
     from keras_seq.pretraining import pretrain_lmn
 
-    print(f"# pretraining the LMN-B: the unrolled window network ({pretrain_epochs} epochs, progress below), "
-          "then the closed-form linear autoencoder of its hidden states", file=sys.stderr, flush=True)
-    model, pretraining_report = pretrain_lmn(
-        train.inputs, train.targets, units=units, memory_units=memory_units, window=window,
-        epochs=pretrain_epochs, verbose=2,
+    print(
+        f"# pretraining the LMN-B: the unrolled window network ({pretrain_epochs} epochs, progress below), "
+        "then the closed-form linear autoencoder of its hidden states",
+        file=sys.stderr,
+        flush=True,
     )
-    print(f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
-          file=sys.stderr, flush=True)
+    model, pretraining_report = pretrain_lmn(
+        train.inputs,
+        train.targets,
+        units=units,
+        memory_units=memory_units,
+        window=window,
+        epochs=pretrain_epochs,
+        verbose=2,
+    )
+    print(
+        f"# pretraining done: reconstruction error {pretraining_report['reconstruction_error']:.3g}",
+        file=sys.stderr,
+        flush=True,
+    )
     if l2 or memory_norm_bound is not None or fine_tune_activation is not None:
         # Regularisers and constraints are made with the weights: the same
         # network, regularised, takes the pretrained ones.
         from keras_seq.layers import LMN
 
         lmn, readout = model.get_layer("lmn"), model.get_layer("readout")
-        config = {**lmn.get_config(), **lmn_regularizers(l2), **lmn_memory_constraint(memory_norm_bound),
-                  **({"activation": fine_tune_activation} if fine_tune_activation is not None else {})}
+        config = {
+            **lmn.get_config(),
+            **lmn_regularizers(l2),
+            **lmn_memory_constraint(memory_norm_bound),
+            **({"activation": fine_tune_activation} if fine_tune_activation is not None else {}),
+        }
         regularised = keras.Sequential(
-            [keras.Input((None, train.inputs[0].shape[-1])), LMN.from_config(config),
-             keras.layers.Dense.from_config(readout.get_config())],
+            [
+                keras.Input((None, train.inputs[0].shape[-1])),
+                LMN.from_config(config),
+                keras.layers.Dense.from_config(readout.get_config()),
+            ],
             name=model.name,
         )
         regularised.set_weights(model.get_weights())
         model = regularised
-    model.compile(optimizer=make_optimizer("adam", learning_rate, clipnorm),
-                  **tasks.task("next_frame").compile_arguments())
+    model.compile(
+        optimizer=make_optimizer("adam", learning_rate, clipnorm), **tasks.task("next_frame").compile_arguments()
+    )
     unrolled = pretraining_report["unrolled_model"]
     report = {k: v for k, v in pretraining_report.items() if k not in ("autoencoder", "unrolled_model")}
     # Gradient steps of the unrolled window network (the closed-form autoencoder takes none).
@@ -163,8 +213,16 @@ def _token_input(vocabulary_size, embedding_dim, mask_zero):
 
 @register_builder("labelling_model", data_arguments=_sizes)
 def labelling_model(
-    kind="lstm", num_classes=2, input_shape=(), vocabulary_size=None, units=100,
-    embedding_dim=64, learning_rate=1e-3, l2=0.0, dropout=0.0, task="labelling",
+    kind="lstm",
+    num_classes=2,
+    input_shape=(),
+    vocabulary_size=None,
+    units=100,
+    embedding_dim=64,
+    learning_rate=1e-3,
+    l2=0.0,
+    dropout=0.0,
+    task="labelling",
 ):
     """Per-step classification (`task`: sequence labelling or next-token
     prediction); `dropout` on the step features and on the recurrent
@@ -212,8 +270,16 @@ def _masked_input(input_shape, vocabulary_size, embedding_dim, padded):
 
 @register_builder("conv_text_model", data_arguments=_sizes)
 def conv_text_model(
-    task="labelling", num_classes=2, input_shape=(), vocabulary_size=None, filters=100,
-    widths=(3, 5), embedding_dim=64, learning_rate=1e-3, l2=0.0, dropout=0.0,
+    task="labelling",
+    num_classes=2,
+    input_shape=(),
+    vocabulary_size=None,
+    filters=100,
+    widths=(3, 5),
+    embedding_dim=64,
+    learning_rate=1e-3,
+    l2=0.0,
+    dropout=0.0,
 ):
     """Convolutional text baseline (Favre's CNN-for-text slides; Kim 2014):
     embeddings, n-gram convolutions of several widths, then

@@ -62,8 +62,17 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
     >>> model.fit(train, validation_data=valid, validation_freq=10, epochs=200, callbacks=[stopper])
     """
 
-    def __init__(self, monitor="val_loss", mode="min", every=1, patience=0, restore_best_weights=True,
-                 progress=(), log_as=None, min_delta=0.0):
+    def __init__(
+        self,
+        monitor="val_loss",
+        mode="min",
+        every=1,
+        patience=0,
+        restore_best_weights=True,
+        progress=(),
+        log_as=None,
+        min_delta=0.0,
+    ):
         super().__init__()
         for key, direction in ((monitor, mode), *progress):
             if direction not in ("min", "max"):
@@ -98,10 +107,14 @@ class PeriodicEarlyStopping(keras.callbacks.Callback):
 
     def get_state(self):
         """What a checkpoint keeps to resume this callback (see zoo.runs)."""
-        state = {"best": {k: float(v) for k, v in self.best.items()}, "best_value": float(self.best_value),
-                 "best_epoch": self.best_epoch,
-                 "checks_without_improvement": self.checks_without_improvement,
-                 "stopped_epoch": self.stopped_epoch, "diverged_epoch": self.diverged_epoch}
+        state = {
+            "best": {k: float(v) for k, v in self.best.items()},
+            "best_value": float(self.best_value),
+            "best_epoch": self.best_epoch,
+            "checks_without_improvement": self.checks_without_improvement,
+            "stopped_epoch": self.stopped_epoch,
+            "diverged_epoch": self.diverged_epoch,
+        }
         if self.best_weights is not None:
             state["weights"] = self.best_weights
         return state
@@ -193,16 +206,19 @@ class PlateauAnnealing(keras.callbacks.Callback):
     >>> model.fit(train, validation_data=valid, epochs=100, callbacks=[annealing, stopper])
     """
 
-    def __init__(self, monitor="val_loss", mode="min", patience=2, factor=0.1, min_delta=0.0,
-                 min_learning_rate=1e-5, every=1):
+    def __init__(
+        self, monitor="val_loss", mode="min", patience=2, factor=0.1, min_delta=0.0, min_learning_rate=1e-5, every=1
+    ):
         super().__init__()
         if mode not in ("min", "max"):
             raise ValueError(f"The mode of {monitor!r} must be 'min' or 'max'; got {mode!r}.")
         if not 0.0 < float(factor) < 1.0:
             raise ValueError(f"The annealing `factor` must lie in (0, 1); got {factor}.")
         if int(patience) < 1 or int(every) < 1 or not float(min_delta) >= 0:
-            raise ValueError(f"Annealing needs `patience` >= 1, `every` >= 1 and `min_delta` >= 0; "
-                             f"got {patience}, {every} and {min_delta}.")
+            raise ValueError(
+                f"Annealing needs `patience` >= 1, `every` >= 1 and `min_delta` >= 0; "
+                f"got {patience}, {every} and {min_delta}."
+            )
         self.monitor, self.mode = monitor, mode
         self.patience, self.factor, self.min_delta = int(patience), float(factor), float(min_delta)
         self.min_learning_rate, self.every = float(min_learning_rate), int(every)
@@ -213,8 +229,12 @@ class PlateauAnnealing(keras.callbacks.Callback):
 
     def get_state(self):
         """What a checkpoint keeps to resume this callback (see zoo.runs)."""
-        return {"reference": float(self.reference), "checks_without_improvement": self.checks_without_improvement,
-                "annealed_at": list(self.annealed_at), "learning_rate": self._learning_rate()}
+        return {
+            "reference": float(self.reference),
+            "checks_without_improvement": self.checks_without_improvement,
+            "annealed_at": list(self.annealed_at),
+            "learning_rate": self._learning_rate(),
+        }
 
     def set_state(self, state):
         self.reference = float(state["reference"])
@@ -239,12 +259,16 @@ class PlateauAnnealing(keras.callbacks.Callback):
         if (epoch + 1) % self.every or self.monitor not in logs:
             return
         value = float(logs[self.monitor])
-        better = value < self.reference - self.min_delta if self.mode == "min" else value > self.reference + self.min_delta
+        better = (
+            value < self.reference - self.min_delta if self.mode == "min" else value > self.reference + self.min_delta
+        )
         if better:
             self.reference, self.checks_without_improvement = value, 0
             return
         self.checks_without_improvement += 1
-        if self.checks_without_improvement >= self.patience and rate * self.factor >= self.min_learning_rate * (1 - 1e-6):
+        if self.checks_without_improvement >= self.patience and rate * self.factor >= self.min_learning_rate * (
+            1 - 1e-6
+        ):
             self.model.optimizer.learning_rate = rate * self.factor
             self.annealed_at.append(epoch + 1)
             self.checks_without_improvement = 0
@@ -274,7 +298,7 @@ class PredictorValidation(keras.callbacks.Callback):
         if logs is None or not any(key.startswith("val_") for key in logs):
             return  # not a validation epoch
         for key in [key for key in logs if key.startswith("val_")]:
-            logs["val_teacher_forced_" + key[len("val_"):]] = logs.pop(key)
+            logs["val_teacher_forced_" + key[len("val_") :]] = logs.pop(key)
         scores = self.predictor.evaluate(self.validation_data, return_dict=True, verbose=0)
         logs.update({f"val_{key}": float(value) for key, value in scores.items()})
 

@@ -25,8 +25,7 @@ def same_stopping_rule(first, others):
     """`others` with the stopping rule of `first` (see STOPPING_RULE); count
     models (n-grams) are fitted, not trained, and keep theirs."""
     rule = {field: getattr(first, field) for field in STOPPING_RULE}
-    return [r if not registry.family(r.builder).saves_keras_model else dataclasses.replace(r, **rule)
-            for r in others]
+    return [r if not registry.family(r.builder).saves_keras_model else dataclasses.replace(r, **rule) for r in others]
 
 
 def parameter_count(recipe, quick=False, data_dir=None):
@@ -43,11 +42,14 @@ def with_parameters(recipe, target, quick=False, data_dir=None):
             f"{recipe.name!r} uses {recipe.builder}."
         )
     if quick:  # --quick replaces the units: resize the quick model instead
+
         def sized(units):
             return dataclasses.replace(recipe, quick_model={**recipe.quick_model, "units": units})
     else:
+
         def sized(units):
             return dataclasses.replace(recipe, model={**recipe.model, "units": units})
+
     low, high = 1, 4096
     while low < high:
         middle = (low + high) // 2
@@ -89,7 +91,8 @@ def run(names, match_parameters=False, data_dir=None, quick=False, recipe_defaul
     if len(datasets) > 1:
         raise ValueError(
             "compare trains its recipes on one dataset; got "
-            + ", ".join(f"{r.name} on {r.dataset}" for r in chosen) + "."
+            + ", ".join(f"{r.name} on {r.dataset}" for r in chosen)
+            + "."
         )
     first, others = chosen[0], same_stopping_rule(chosen[0], chosen[1:])
     records = [train.run(first, data_dir=data_dir, quick=quick, **train_options)]

@@ -38,7 +38,7 @@ def _contexts(inputs, max_length):
     """For each step t, the last `max_length` ids up to inputs[t] (oldest
     first), filled with START before the sequence begins."""
     padded = [START] * max_length + [int(i) for i in np.ravel(inputs)]
-    return [tuple(padded[t + 1: t + 1 + max_length]) for t in range(len(padded) - max_length)]
+    return [tuple(padded[t + 1 : t + 1 + max_length]) for t in range(len(padded) - max_length)]
 
 
 @dataclasses.dataclass
@@ -88,7 +88,7 @@ class NgramModel:
             longest = _contexts(sequence_inputs, self.order - 1)
             for context, target in zip(longest, np.ravel(sequence_targets)):
                 for length, table in enumerate(self.counts):
-                    history = context[len(context) - length:] if length else ()
+                    history = context[len(context) - length :] if length else ()
                     row = table.get(history)
                     if row is None:
                         row = table[history] = np.zeros(self.num_classes, "int64")
@@ -121,7 +121,7 @@ class NgramModel:
         for length in range(self.order):
             if length > len(context):
                 break
-            row = self.counts[length].get(context[len(context) - length:] if length else ())
+            row = self.counts[length].get(context[len(context) - length :] if length else ())
             if row is None:
                 break  # unseen context: longer ones are unseen too, keep the back-off
             beta = self._beta(row)

@@ -17,14 +17,19 @@ def presets_table():
     from keras_seq import presets
     from keras_seq.zoo import report
 
-    lines = ["| preset | loads into | dataset | test metric | paper | parameters | size |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| preset | loads into | dataset | test metric | paper | parameters | size |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for row in presets.list_presets():
         metric = row["metric"] or ""
         value = "" if row["value"] is None else report.format_value(metric, row["value"])
         paper = "" if row["paper"] is None else report.format_value(metric, row["paper"])
         size = f"{row['size_bytes'] / 1e6:.1f} MB" if row["size_bytes"] else ""
-        lines.append(f"| {row['name']} | {row['task_class']} | {row['dataset']} | {metric} {value} | {paper} | "
-                     f"{row['parameters']:,} | {size} |")
+        lines.append(
+            f"| {row['name']} | {row['task_class']} | {row['dataset']} | {metric} {value} | {paper} | "
+            f"{row['parameters']:,} | {size} |"
+        )
     return "\n".join(lines)
 
 
@@ -37,7 +42,9 @@ def run_presets(args):
 
 
 def add_export(parser):
-    parser.add_argument("run_directory", metavar="RUN", help="a finished run's directory (holding model.keras and record.json)")
+    parser.add_argument(
+        "run_directory", metavar="RUN", help="a finished run's directory (holding model.keras and record.json)"
+    )
     parser.add_argument("--output", required=True, help="the preset directory to write (must not exist)")
     parser.add_argument("--name", default=None, help="the preset's name (default: the recipe's)")
     parser.add_argument("--data-dir", default=None, help="the benchmark data folder (vocabularies, tag names)")
@@ -50,20 +57,33 @@ def add_export(parser):
 def run_export(args):
     from keras_seq.zoo import presets
 
-    metadata = presets.export(args.run_directory, args.output, name=args.name, data_dir=args.data_dir,
-                              record_path=args.record, description=args.description, intended_use=args.intended_use,
-                              allow_quick=args.allow_quick)
+    metadata = presets.export(
+        args.run_directory,
+        args.output,
+        name=args.name,
+        data_dir=args.data_dir,
+        record_path=args.record,
+        description=args.description,
+        intended_use=args.intended_use,
+        allow_quick=args.allow_quick,
+    )
     headline = metadata["headline"]
-    print(f"wrote preset {metadata['name']} to {args.output}: test {headline['metric']} {headline['value']:.6g}, "
-          f"{metadata['parameters']:,} parameters, {metadata['size_bytes'] / 1e6:.1f} MB")
+    print(
+        f"wrote preset {metadata['name']} to {args.output}: test {headline['metric']} {headline['value']:.6g}, "
+        f"{metadata['parameters']:,} parameters, {metadata['size_bytes'] / 1e6:.1f} MB"
+    )
 
 
 def add_label(parser):
     parser.add_argument("preset", help="a tagger preset (keras-seq presets), directory or URL")
-    parser.add_argument("sentences", nargs="*",
-                        help="sentences, each one argument, its tokens separated by spaces")
-    parser.add_argument("--file", nargs="+", default=(), metavar="PATH",
-                        help="text files of one tokenised sentence a line, or .npy arrays of letter images")
+    parser.add_argument("sentences", nargs="*", help="sentences, each one argument, its tokens separated by spaces")
+    parser.add_argument(
+        "--file",
+        nargs="+",
+        default=(),
+        metavar="PATH",
+        help="text files of one tokenised sentence a line, or .npy arrays of letter images",
+    )
     parser.add_argument("--batch-size", type=int, default=32, help="sequences a prediction step")
 
 
@@ -88,8 +108,10 @@ def run_label(args):
 
     tagger = presets.load(args.preset)
     if not isinstance(tagger, models.SequenceTagger):
-        raise ValueError(f"{args.preset} is a {type(tagger).__name__}, not a tagger; `keras-seq presets` names "
-                         "the SequenceTagger presets.")
+        raise ValueError(
+            f"{args.preset} is a {type(tagger).__name__}, not a tagger; `keras-seq presets` names "
+            "the SequenceTagger presets."
+        )
     letters = isinstance(tagger.preprocessor, models.LetterImagePreprocessor)
     if not args.sentences and not args.file:
         raise ValueError("give sentences to label (one argument each) or --file PATH ...")
@@ -103,8 +125,12 @@ def run_label(args):
         _print_labels(sequences, tagger.label(sequences, batch_size=args.batch_size), letters)
         if len(args.file) > 1:  # progress on stderr: stdout holds the labels alone
             sys.stdout.flush()
-            print(f"\r[{i + 1}/{len(args.file)} files] {path}", end="\n" if i + 1 == len(args.file) else "",
-                  file=sys.stderr, flush=True)
+            print(
+                f"\r[{i + 1}/{len(args.file)} files] {path}",
+                end="\n" if i + 1 == len(args.file) else "",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def _print_labels(sequences, labels, letters):
@@ -114,8 +140,9 @@ def _print_labels(sequences, labels, letters):
 
 def add_generate(parser):
     parser.add_argument("preset", help="a music or character language-model preset")
-    parser.add_argument("--output", default=None,
-                        help="music: the MIDI file to write (required); text: also write the text here")
+    parser.add_argument(
+        "--output", default=None, help="music: the MIDI file to write (required); text: also write the text here"
+    )
     parser.add_argument("--png", default=None, help="music: also draw the piano roll into this PNG")
     parser.add_argument("--frames", type=int, default=64, help="music: frames to sample after the primer")
     parser.add_argument("--primer", default=None, help="music: a MIDI or MusicXML piece to continue")
@@ -150,8 +177,10 @@ def run_generate(args):
             with open(args.output, "w", encoding="utf-8") as f:
                 f.write(text + "\n")
     else:
-        raise ValueError(f"{args.preset} is a {type(model).__name__}: `generate` needs a PianoRollModel or a "
-                         "CharacterLanguageModel preset (`keras-seq presets`).")
+        raise ValueError(
+            f"{args.preset} is a {type(model).__name__}: `generate` needs a PianoRollModel or a "
+            "CharacterLanguageModel preset (`keras-seq presets`)."
+        )
 
 
 def add_score(parser):
@@ -167,8 +196,10 @@ def run_score(args):
 
     model = presets.load(args.preset)
     if not isinstance(model, (models.PianoRollModel, models.CharacterLanguageModel)):
-        raise ValueError(f"{args.preset} is a {type(model).__name__}: `score` needs a PianoRollModel or a "
-                         "CharacterLanguageModel preset.")
+        raise ValueError(
+            f"{args.preset} is a {type(model).__name__}: `score` needs a PianoRollModel or a "
+            "CharacterLanguageModel preset."
+        )
     for path in args.files:
         if isinstance(model, models.CharacterLanguageModel):
             if not os.path.isfile(path):
@@ -185,6 +216,5 @@ COMMANDS = (
     ("export", "write a trained run as a preset directory", add_export, run_export),
     ("label", "tag sentences (or letter images) with a tagger preset", add_label, run_label),
     ("generate", "sample music (MIDI) or text from a preset", add_generate, run_generate),
-    ("score", "score pieces (frame accuracy, NLL) or texts (bits per character) with a preset", add_score,
-     run_score),
+    ("score", "score pieces (frame accuracy, NLL) or texts (bits per character) with a preset", add_score, run_score),
 )

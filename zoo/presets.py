@@ -26,16 +26,22 @@ from keras_seq.zoo import selection
 # stopping; (recipe, intended use) by preset name.
 BUILTIN = {
     "bach_chorales_lstm": ("bach_chorales_lstm", "continue or sample four-part chorale textures; score a piece"),
-    "bach_chorales_lmn_b_pretrained": ("bach_chorales_lmn_b_pretrained",
-                                       "continue or sample four-part chorale textures; score a piece"),
+    "bach_chorales_lmn_b_pretrained": (
+        "bach_chorales_lmn_b_pretrained",
+        "continue or sample four-part chorale textures; score a piece",
+    ),
     "jsb_chorales_lstm": ("jsb_chorales_lstm", "continue or sample four-part chorale textures; score a piece"),
-    "jsb_chorales_lmn_b_pretrained": ("jsb_chorales_lmn_b_pretrained",
-                                      "continue or sample four-part chorale textures; score a piece"),
+    "jsb_chorales_lmn_b_pretrained": (
+        "jsb_chorales_lmn_b_pretrained",
+        "continue or sample four-part chorale textures; score a piece",
+    ),
     "nottingham_lstm": ("nottingham_lstm", "continue or sample folk-tune melodies with chords; score a piece"),
     "ocr_ms_scrbm": ("ocr_ms_scrbm", "read words written as 16x8 binary letter images"),
     "conll2000_scrbm": ("conll2000_scrbm", "chunk tokenised English sentences (IOB chunk tags)"),
-    "wsj_pos_2000_lexical_scrbm": ("wsj_pos_2000_lexical_scrbm",
-                                   "tag tokenised English sentences with Penn Treebank POS tags"),
+    "wsj_pos_2000_lexical_scrbm": (
+        "wsj_pos_2000_lexical_scrbm",
+        "tag tokenised English sentences with Penn Treebank POS tags",
+    ),
     "kinderlieder_scrbm": ("kinderlieder_scrbm", "predict the next pitch of a children's-song melody"),
     "adding_trellisnet": ("adding_trellisnet", "a long-memory benchmark model (the adding problem, T=200)"),
     "copy_memory_trellisnet": ("copy_memory_trellisnet", "a long-memory benchmark model (copy memory, T=500)"),
@@ -44,18 +50,20 @@ BUILTIN = {
 
 _PAPERS = {
     "scrbm": "Son N. Tran, Srikanth Cherla, Artur d'Avila Garcez, Tillman Weyde. Linear-Time Sequence "
-             "Classification using Restricted Boltzmann Machines (arXiv 1710.02245).",
-    "lmn": "Davide Bacciu, Antonio Carta, Alessandro Sperduti. Linear Memory Networks (ICANN 2019; "
-           "arXiv 1811.03356).",
+    "Classification using Restricted Boltzmann Machines (arXiv 1710.02245).",
+    "lmn": "Davide Bacciu, Antonio Carta, Alessandro Sperduti. Linear Memory Networks (ICANN 2019; arXiv 1811.03356).",
     "trellisnet": "Shaojie Bai, J. Zico Kolter, Vladlen Koltun. Trellis Networks for Sequence Modeling "
-                  "(ICLR 2019; arXiv 1810.06682).",
+    "(ICLR 2019; arXiv 1810.06682).",
     "lstm": "Sepp Hochreiter, Juergen Schmidhuber. Long Short-Term Memory (Neural Computation 9(8), 1997).",
 }
 _MUSIC_FRAMES = {  # quarter notes a frame, when a roll is written as MIDI
-    "jsb_chorales": 1.0, "bach_chorales": 1.0,
+    "jsb_chorales": 1.0,
+    "bach_chorales": 1.0,
     # Boulanger-Lewandowski et al.'s other sets: their frame length is not in
     # the data files; an eighth note is assumed when writing MIDI.
-    "nottingham": 0.5, "piano_midi": 0.5, "musedata": 0.5,
+    "nottingham": 0.5,
+    "piano_midi": 0.5,
+    "musedata": 0.5,
 }
 
 
@@ -68,13 +76,19 @@ def preprocessor(recipe, data_dir=None):
     options = dict(recipe.data_options)
     if recipe.dataset in ("wsj_pos", "conll2000_chunking"):
         if options.get("features", "words") not in ("words", "words+lexical"):
-            raise ValueError(f"{recipe.name}: a preset of {options['features']!r} inputs is not supported "
-                             "(its preprocessor would need the user's POS tags).")
+            raise ValueError(
+                f"{recipe.name}: a preset of {options['features']!r} inputs is not supported "
+                "(its preprocessor would need the user's POS tags)."
+            )
         vocabulary_options = {k: v for k, v in options.items() if k in ("lowercase", "min_count", "vocabulary_from")}
         words = text_vocabularies.vocabulary(recipe.dataset, data_dir, **vocabulary_options)
         suffixes = wsj_pos.suffix_vocabularies(data_dir) if options.get("features") == "words+lexical" else None
-        return preprocessors.WordPreprocessor(words, text_vocabularies.class_names(recipe.dataset, data_dir),
-                                              suffixes=suffixes, lowercase=options.get("lowercase", False))
+        return preprocessors.WordPreprocessor(
+            words,
+            text_vocabularies.class_names(recipe.dataset, data_dir),
+            suffixes=suffixes,
+            lowercase=options.get("lowercase", False),
+        )
     if recipe.dataset == "ocr_letters":
         return preprocessors.LetterImagePreprocessor()
     if recipe.dataset in _MUSIC_FRAMES:
@@ -137,8 +151,11 @@ def _recipe_of(record):
     recipe = recipes.get(record["recipe"].split("+")[0])
     family = registry.family(recipe.builder)
     from_data = set(family.data_arguments(recipe.dataset_info, recipe)) if family.data_arguments else set()
-    arguments = {k: tuple(v) if isinstance(v, list) else v for k, v in record["model"].items()
-                 if k != "builder" and k not in from_data}
+    arguments = {
+        k: tuple(v) if isinstance(v, list) else v
+        for k, v in record["model"].items()
+        if k != "builder" and k not in from_data
+    }
     return dataclasses.replace(recipe, model=arguments), arguments
 
 
@@ -164,10 +181,16 @@ def metadata_of(record, recipe, name, arguments, description="", intended_use=""
         "headline": {"metric": metric, "value": record["test"].get(metric)},
         "paper": paper,
         "chance": record.get("chance"),
-        "stopping": {k: stopping.get(k) for k in ("reason", "converged", "best_epoch", "last_epoch", "epoch_limit",
-                                                   "monitor", "patience")},
-        "training": {"wall_seconds": record.get("wall_seconds"), "hardware": record.get("hardware"),
-                     "epochs": record.get("epochs_run"), "updates": (record.get("updates") or {}).get("total")},
+        "stopping": {
+            k: stopping.get(k)
+            for k in ("reason", "converged", "best_epoch", "last_epoch", "epoch_limit", "monitor", "patience")
+        },
+        "training": {
+            "wall_seconds": record.get("wall_seconds"),
+            "hardware": record.get("hardware"),
+            "epochs": record.get("epochs_run"),
+            "updates": (record.get("updates") or {}).get("total"),
+        },
         "record": record_path,
         "command": record.get("command"),
         "citation": _citation(recipe),
@@ -210,7 +233,8 @@ def model_card(metadata):
         f"{training['wall_seconds']:.0f} s on {training['hardware']}.",
         "",
         f"Rebuild: `{metadata['command']}`, then `keras-seq export` of its run directory."
-        if metadata.get("command") else "",
+        if metadata.get("command")
+        else "",
         f"Record: `{metadata['record']}`." if metadata.get("record") else "",
         "",
         "## Intended use and limits",
@@ -231,8 +255,16 @@ def model_card(metadata):
     return "\n".join(line for i, line in enumerate(lines) if line or (i and lines[i - 1]))
 
 
-def export(run_directory, output, name=None, data_dir=None, record_path=None, description="", intended_use="",
-           allow_quick=False):
+def export(
+    run_directory,
+    output,
+    name=None,
+    data_dir=None,
+    record_path=None,
+    description="",
+    intended_use="",
+    allow_quick=False,
+):
     """Writes the finished run at `run_directory` (its `model.keras` and
     record) as a preset at `output` (a new directory); the preprocessor is
     read from the recipe's training data (`data_dir`); `allow_quick`: a
@@ -244,8 +276,9 @@ def export(run_directory, output, name=None, data_dir=None, record_path=None, de
     model_file = os.path.join(run_directory, "model.keras")
     for path in (record_file, model_file):
         if not os.path.isfile(path):
-            raise FileNotFoundError(f"{run_directory}: no {os.path.basename(path)}; export a finished run "
-                                    "(`keras-seq train` writes one).")
+            raise FileNotFoundError(
+                f"{run_directory}: no {os.path.basename(path)}; export a finished run (`keras-seq train` writes one)."
+            )
     with open(record_file) as f:
         record = json.load(f)
     if record.get("quick") and not allow_quick:

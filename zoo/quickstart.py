@@ -26,9 +26,7 @@ def markov_labelling_data(n, steps, num_classes, features, seed):
     labels[:, 0] = rng.integers(0, num_classes, n)
     for t in range(1, steps):
         jump = rng.random(n) > 0.8
-        labels[:, t] = np.where(
-            jump, rng.integers(0, num_classes, n), (labels[:, t - 1] + 1) % num_classes
-        )
+        labels[:, t] = np.where(jump, rng.integers(0, num_classes, n), (labels[:, t - 1] + 1) % num_classes)
     shown = np.where(rng.random((n, steps)) < 0.45, rng.integers(0, num_classes, (n, steps)), labels)
     x = np.eye(num_classes, features, dtype="float32")[shown]
     x += rng.normal(scale=0.3, size=x.shape).astype("float32")
@@ -112,8 +110,10 @@ def run(args):
 
     # What one step alone allows: the label shown, when it is shown truly.
     single_step = labelling_errors(y_test, np.argmax(x_test[..., :num_classes], -1), valid)
-    print(f"\nbackend={keras.backend.backend()}  machine={platform.machine()}  "
-          f"epochs={args.epochs}  test sequences={len(x_test)}")
+    print(
+        f"\nbackend={keras.backend.backend()}  machine={platform.machine()}  "
+        f"epochs={args.epochs}  test sequences={len(x_test)}"
+    )
     print("| model | parameters | sequence error % (eq. 16) | token error % | train s |")
     print("|---|---:|---:|---:|---:|")
     for name, params, seq_err, tok_err, seconds in rows:

@@ -19,6 +19,7 @@ class Annealing:
     """The learning rate times `factor` after `patience` validation checks
     that improve the recipe's monitor by no more than `min_delta`, not below
     `min_learning_rate` (zoo.callbacks.PlateauAnnealing)."""
+
     patience: int
     factor: float = 0.1
     min_delta: float = 0.0
@@ -126,11 +127,15 @@ _SCRBM = "Tran et al., Linear-Time Sequence Classification using RBMs"
 # The baselines' sizes are chosen from the LMN paper's grid (RNN / LSTM
 # units), their dropout from a small grid.
 _BASELINE_UNITS = (50, 100, 250, 500, 750)
-_PIANO_ROLL_GRID = {kind: {"units": _BASELINE_UNITS, "dropout": (0.0, 0.2, 0.5), "learning_rate": (1e-3, 3e-3)}
-                    for kind in ("lstm", "gru", "simple_rnn")}
+_PIANO_ROLL_GRID = {
+    kind: {"units": _BASELINE_UNITS, "dropout": (0.0, 0.2, 0.5), "learning_rate": (1e-3, 3e-3)}
+    for kind in ("lstm", "gru", "simple_rnn")
+}
 # The LMNs' grid, the paper's: (functional, memory) unit pairs and L2.
-_LMN_GRID = {"units,memory_units": ((50, 50), (50, 100), (100, 100), (100, 250), (250, 250), (250, 500)),
-             "l2": (1e-4, 1e-5, 1e-6, 1e-7, 0.0)}
+_LMN_GRID = {
+    "units,memory_units": ((50, 50), (50, 100), (100, 100), (100, 250), (250, 250), (250, 500)),
+    "l2": (1e-4, 1e-5, 1e-6, 1e-7, 0.0),
+}
 _PIANO_ROLL_GRID.update(lmn_a=_LMN_GRID, lmn_b=_LMN_GRID)
 # Adam 3e-3 for the recurrent baselines, chosen on validation: on the music21
 # Bach chorales the LSTM(100) reaches validation frame accuracy 24.05 % in 231
@@ -139,8 +144,13 @@ _PIANO_ROLL_GRID.update(lmn_a=_LMN_GRID, lmn_b=_LMN_GRID)
 # The LMNs keep the paper's 1e-3: the pretrained LMN-B falls from 23.0 % to
 # 20.5 % test accuracy at 3e-3 (it leaves its pretrained optimum).
 _BASELINE_LEARNING_RATE = 3e-3
-_PIANO_ROLL_STOPPING = {"monitor": "val_frame_accuracy", "monitor_mode": "max",
-                        "progress": (("val_frame_nll", "min"),), "patience": 20, "epochs": 3000}
+_PIANO_ROLL_STOPPING = {
+    "monitor": "val_frame_accuracy",
+    "monitor_mode": "max",
+    "progress": (("val_frame_nll", "min"),),
+    "patience": 20,
+    "epochs": 3000,
+}
 # The LMNs trained from a random start clip the gradients' global norm at 1
 # on the sets with long pieces (Nottingham up to 1,787 frames, Piano-midi and
 # MuseData longer; JSB and Bach at most a few hundred): their memory is linear,
@@ -223,20 +233,33 @@ _LABELLING = (
     # dataset, data options, (train split, valid split), name stem, {kind: paper error %}
     # The cv protocol gives no epoch count: training stops early on the next
     # fold, held out of the 9 training folds (keras_seq.data.ocr).
-    ("ocr_letters", {"protocol": "cv", "fold": 0}, ("train_minus_valid", "valid"), "ocr_cv",
-     {"scrbm": 4.03}),
-    ("ocr_letters", {"protocol": "ms", "fold": 0}, ("train", "valid"), "ocr_ms",
-     {"scrbm": 14.81, "lstm": 13.33, "gru": 15.85, "simple_rnn": 22.92}),
+    ("ocr_letters", {"protocol": "cv", "fold": 0}, ("train_minus_valid", "valid"), "ocr_cv", {"scrbm": 4.03}),
+    (
+        "ocr_letters",
+        {"protocol": "ms", "fold": 0},
+        ("train", "valid"),
+        "ocr_ms",
+        {"scrbm": 14.81, "lstm": 13.33, "gru": 15.85, "simple_rnn": 22.92},
+    ),
     # CoNLL-2000 has no validation split: `valid` is the last 894 training
     # sentences, so training reads the rest, with its vocabulary.
-    ("conll2000_chunking", {"vocabulary_from": "train_minus_valid"}, ("train_minus_valid", "valid"), "conll2000",
-     {"scrbm": 8.286, "lstm": 8.561, "gru": 8.759, "simple_rnn": 9.303}),
-    ("wsj_pos", {"train_sentences": 2000}, ("train", "valid"), "wsj_pos_2000",
-     {"scrbm": 9.178}),
+    (
+        "conll2000_chunking",
+        {"vocabulary_from": "train_minus_valid"},
+        ("train_minus_valid", "valid"),
+        "conll2000",
+        {"scrbm": 8.286, "lstm": 8.561, "gru": 8.759, "simple_rnn": 9.303},
+    ),
+    ("wsj_pos", {"train_sentences": 2000}, ("train", "valid"), "wsj_pos_2000", {"scrbm": 9.178}),
     # The paper's POS inputs are lexical features; here a word's suffixes and
     # shape beside its identity (keras_seq.data.wsj_pos).
-    ("wsj_pos", {"train_sentences": 2000, "features": "words+lexical"}, ("train", "valid"), "wsj_pos_2000_lexical",
-     {"scrbm": 9.178}),
+    (
+        "wsj_pos",
+        {"train_sentences": 2000, "features": "words+lexical"},
+        ("train", "valid"),
+        "wsj_pos_2000_lexical",
+        {"scrbm": 9.178},
+    ),
 )
 # The labelling baselines' regularisation (recurrent and convolutional),
 # chosen on validation.
@@ -305,7 +328,8 @@ for dataset in ("bach_melodies", "kinderlieder"):
                 monitor_mode="min",
                 **_SCRBM_EARLY_STOPPING,
                 paper=PaperNumber(2.712, "bits_per_event", _SCRBM + " (mean of 8 melody sets)")
-                if kind == "scrbm" else None,
+                if kind == "scrbm"
+                else None,
                 grid=_SCRBM_GRID if kind == "scrbm" else _LABELLING_GRID,
                 quick_model={"units": 8},
             )
@@ -325,7 +349,8 @@ for dataset in ("bach_melodies", "kinderlieder"):
             monitor="val_bits_per_event",
             monitor_mode="min",
             paper=PaperNumber(
-                2.957, "bits_per_event", _SCRBM + ", Table 1 bounded n-gram, context 2 (mean of 8 melody sets)"),
+                2.957, "bits_per_event", _SCRBM + ", Table 1 bounded n-gram, context 2 (mean of 8 melody sets)"
+            ),
             quick_model={"max_order": 2, "add_k": (0.1,)},
         )
     )
@@ -363,10 +388,17 @@ for dataset, accuracy in (("seq_mnist", 0.9920), ("permuted_mnist", 0.9813)):
             name=f"{'sequential_mnist' if dataset == 'seq_mnist' else dataset}_trellisnet",
             dataset=dataset,
             builder="trellisnet_model",
-            model={"hidden_units": 120 + 10, "output_units": 10, "num_levels": 11,
-                   "dilations": (1, 1) + tuple(2**i for i in range(1, 10)),
-                   "output_dropout": 0.1, "input_dropout": 0.2, "dropout": 0.2, "weight_dropout": 0.1,
-                   "learning_rate": 4e-3},
+            model={
+                "hidden_units": 120 + 10,
+                "output_units": 10,
+                "num_levels": 11,
+                "dilations": (1, 1) + tuple(2**i for i in range(1, 10)),
+                "output_dropout": 0.1,
+                "input_dropout": 0.2,
+                "dropout": 0.2,
+                "weight_dropout": 0.1,
+                "learning_rate": 4e-3,
+            },
             description=f"TrellisNet on {dataset}, dilations 1, 1, 2, ..., 512, last-step classifier",
             batch_size=64,
             valid_split=None,  # MNIST has train / test only: fixed epochs
@@ -382,17 +414,27 @@ add(
         name="ptb_char_trellisnet",
         dataset="ptb_char",
         builder="trellisnet_model",
-        model={"embedding_dim": 200, "hidden_units": 1050 + 200, "output_units": 200, "num_levels": 140,
-               "output_dropout": 0.1, "input_dropout": 0.1, "dropout": 0.29, "weight_dropout": 0.26,
-               "embedding_dropout": 0.02, "aux_weight": 0.3, "aux_frequency": 80, "stateful": True,
-               "learning_rate": 2e-3},
+        model={
+            "embedding_dim": 200,
+            "hidden_units": 1050 + 200,
+            "output_units": 200,
+            "num_levels": 140,
+            "output_dropout": 0.1,
+            "input_dropout": 0.1,
+            "dropout": 0.29,
+            "weight_dropout": 0.26,
+            "embedding_dropout": 0.02,
+            "aux_weight": 0.3,
+            "aux_frequency": 80,
+            "stateful": True,
+            "learning_rate": 2e-3,
+        },
         description="TrellisNet character LM on PTB: stateful history repackaging, deep supervision",
         batch_size=24,
         monitor="val_bits_per_event",
         monitor_mode="min",
         paper=PaperNumber(1.158, "bits_per_event", _TRELLIS),
-        quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3,
-                     "aux_frequency": 2},
+        quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3, "aux_frequency": 2},
     )
 )
 add(
@@ -408,9 +450,20 @@ add(
         # the reference divides its rate by 10 twice in a run (at epochs 220
         # and 350 of 400), and a run has converged once 5 epochs in a row
         # gain no more than 0.001 bits.
-        model={"embedding_dim": 32, "hidden_units": 64, "output_units": 32, "num_levels": 8,
-               "output_dropout": 0.1, "input_dropout": 0.1, "dropout": 0.1, "weight_dropout": 0.1,
-               "aux_weight": 0.3, "aux_frequency": 4, "stateful": True, "learning_rate": 2e-3},
+        model={
+            "embedding_dim": 32,
+            "hidden_units": 64,
+            "output_units": 32,
+            "num_levels": 8,
+            "output_dropout": 0.1,
+            "input_dropout": 0.1,
+            "dropout": 0.1,
+            "weight_dropout": 0.1,
+            "aux_weight": 0.3,
+            "aux_frequency": 4,
+            "stateful": True,
+            "learning_rate": 2e-3,
+        },
         description="ptb_char_trellisnet shrunk to CPU size (width 64, 8 levels)",
         batch_size=24,
         patience=5,
@@ -419,8 +472,7 @@ add(
         monitor="val_bits_per_event",
         monitor_mode="min",
         paper=PaperNumber(1.158, "bits_per_event", _TRELLIS + " (full-size model)"),
-        quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3,
-                     "aux_frequency": 2},
+        quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3, "aux_frequency": 2},
     )
 )
 add(
@@ -430,17 +482,37 @@ add(
         builder="trellisnet_model",
         # 15 experts: the mixture-of-softmaxes count of Yang et al.'s PTB
         # model (the spec leaves it open).
-        model={"embedding_dim": 400, "hidden_units": 1000 + 400, "output_units": 400, "num_levels": 58,
-               "output_dropout": 0.45, "input_dropout": 0.45, "dropout": 0.28, "weight_dropout": 0.5,
-               "embedding_dropout": 0.1, "aux_weight": 0.05, "aux_frequency": 12, "num_experts": 15,
-               "stateful": True, "optimizer": "sgd", "learning_rate": 20.0, "clipnorm": 0.225},
+        model={
+            "embedding_dim": 400,
+            "hidden_units": 1000 + 400,
+            "output_units": 400,
+            "num_levels": 58,
+            "output_dropout": 0.45,
+            "input_dropout": 0.45,
+            "dropout": 0.28,
+            "weight_dropout": 0.5,
+            "embedding_dropout": 0.1,
+            "aux_weight": 0.05,
+            "aux_frequency": 12,
+            "num_experts": 15,
+            "stateful": True,
+            "optimizer": "sgd",
+            "learning_rate": 20.0,
+            "clipnorm": 0.225,
+        },
         description="TrellisNet word LM on PTB with a mixture of softmaxes, stateful, deep supervision",
         batch_size=16,
         monitor="val_perplexity",
         monitor_mode="min",
         paper=PaperNumber(54.19, "perplexity", _TRELLIS + " (with MoS; about 57 without)"),
-        quick_model={"embedding_dim": 8, "hidden_units": 16, "output_units": 8, "num_levels": 3,
-                     "aux_frequency": 2, "num_experts": 2},
+        quick_model={
+            "embedding_dim": 8,
+            "hidden_units": 16,
+            "output_units": 8,
+            "num_levels": 3,
+            "aux_frequency": 2,
+            "num_experts": 2,
+        },
     )
 )
 # Long-memory stress tests, as bench/long_memory.py trains them: the adding
@@ -456,8 +528,14 @@ add(
         name="adding_trellisnet",
         dataset="adding",
         builder="trellisnet_model",
-        model={"hidden_units": 32, "output_units": 16, "num_levels": 8,
-               "dilations": tuple(2**i for i in range(8)), "learning_rate": 2e-3, "clipnorm": 1.0},
+        model={
+            "hidden_units": 32,
+            "output_units": 16,
+            "num_levels": 8,
+            "dilations": tuple(2**i for i in range(8)),
+            "learning_rate": 2e-3,
+            "clipnorm": 1.0,
+        },
         description="TrellisNet on adding (T=200), receptive field 256",
         epochs=1000,  # far above where early stopping ends it
         min_delta=1e-5,
@@ -470,10 +548,17 @@ add(
         name="copy_memory_trellisnet",
         dataset="copy_memory",
         builder="trellisnet_model",
-        model={"hidden_units": 24, "output_units": 16, "num_levels": 9, "embedding_dim": 10,
-               "dilations": tuple(2**i for i in range(9)), "forget_bias": 4.0,
-               # At 5e-3 one seed of three stayed on a flat point for good; at 1e-3 all three learn.
-               "learning_rate": 1e-3, "clipnorm": 1.0},
+        model={
+            "hidden_units": 24,
+            "output_units": 16,
+            "num_levels": 9,
+            "embedding_dim": 10,
+            "dilations": tuple(2**i for i in range(9)),
+            "forget_bias": 4.0,
+            # At 5e-3 one seed of three stayed on a flat point for good; at 1e-3 all three learn.
+            "learning_rate": 1e-3,
+            "clipnorm": 1.0,
+        },
         description="TrellisNet on copy_memory (T=500), receptive field 512, forget bias 4",
         batch_size=16,
         epochs=1000,  # far above where early stopping ends it
@@ -488,8 +573,15 @@ add(
         dataset="jsb_chorales",
         builder="trellisnet_model",
         # Not a paper setting: TrellisNet was not run on piano rolls.
-        model={"hidden_units": 128, "output_units": 64, "num_levels": 16, "dilations": (1, 2, 4, 8),
-               "dropout": 0.2, "input_dropout": 0.1, "output_dropout": 0.1},
+        model={
+            "hidden_units": 128,
+            "output_units": 64,
+            "num_levels": 16,
+            "dilations": (1, 2, 4, 8),
+            "dropout": 0.2,
+            "input_dropout": 0.1,
+            "output_dropout": 0.1,
+        },
         description="TrellisNet next-frame prediction on jsb_chorales, frame-level accuracy",
         batch_size=16,
         **_PIANO_ROLL_STOPPING,

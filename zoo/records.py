@@ -14,14 +14,20 @@ def cpu_name(cpuinfo="/proc/cpuinfo"):
             first_processor = f.read().split("\n\n")[0]
     except OSError:
         first_processor = ""
-    fields = {key.strip(): value.strip() for key, _, value in
-              (line.partition(":") for line in first_processor.splitlines())}
+    fields = {
+        key.strip(): value.strip() for key, _, value in (line.partition(":") for line in first_processor.splitlines())
+    }
     name = fields.get("model name") or platform.processor() or "unknown CPU"
     return name + (" AVX-512" if "avx512f" in fields.get("flags", "").split() else "")
 
 
-JSON_KIND_NAMES = {int: "a JSON integer", float: "a JSON number", str: "a JSON string", list: "a JSON array",
-                   dict: "a JSON object"}
+JSON_KIND_NAMES = {
+    int: "a JSON integer",
+    float: "a JSON number",
+    str: "a JSON string",
+    list: "a JSON array",
+    dict: "a JSON object",
+}
 
 
 def json_field_problem(record, fields):
@@ -68,8 +74,9 @@ def run_record(recipe, task, model, quick, seed, test, parameters, wall_seconds,
         "quick": quick,
         "test": {k: float(v) for k, v in test.items()},
         "headline": recipe.headline,
-        "paper": None if recipe.paper is None else {
-            "value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
+        "paper": None
+        if recipe.paper is None
+        else {"value": recipe.paper.value, "metric": recipe.paper.metric, "source": recipe.paper.source},
         "parameters": int(parameters),
         "wall_seconds": round(wall_seconds, 1),
         "hardware": f"{platform.machine()} {os.cpu_count()} CPU cores ({cpu_name()}), {backend}",

@@ -83,6 +83,7 @@ FAMILIES = {}
 
 def register_builder(name, data_arguments=None, needs_training_data=False, run=None):
     """Decorator: registers `function` as the builder `name` (see `Family`)."""
+
     def register(function):
         if name in FAMILIES and FAMILIES[name].build is not function:
             raise ValueError(f"The builder {name!r} is registered twice.")

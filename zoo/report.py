@@ -96,16 +96,21 @@ def chance_mark(record):
     if not worse_than_chance(record):
         return ""
     nll = nll_metric(record)
-    return (f"**worse than chance** (test {nll} {format_value(nll, record['test'][nll])} against "
-            f"{format_value(nll, record['chance'][nll])} from the training frequencies)")
+    return (
+        f"**worse than chance** (test {nll} {format_value(nll, record['test'][nll])} against "
+        f"{format_value(nll, record['chance'][nll])} from the training frequencies)"
+    )
 
 
 def stopped_by(record, mark=True):
     """The 'stopped by' cell: the reason, flagged when it cut a run that was
     still improving or when the run ended worse than chance (`mark`), and the
     best and last epochs."""
-    stopping = record.get("stopping") or {"reason": "epoch_limit", "best_epoch": None,
-                                          "last_epoch": record.get("epochs_run")}
+    stopping = record.get("stopping") or {
+        "reason": "epoch_limit",
+        "best_epoch": None,
+        "last_epoch": record.get("epochs_run"),
+    }
     text = STOPPED_BY[stopping["reason"]]
     if mark and converged(record) is False:
         text = f"**{text}: not converged**"
@@ -206,16 +211,25 @@ def comparison_summary(records):
     if cut or worse or blew_up:
         reasons = []
         if blew_up:
-            reasons.append(f"Diverged: {', '.join(blew_up)} (its training loss became NaN or infinite, which "
-                           "ended the run; the best validation check's weights are tested).")
+            reasons.append(
+                f"Diverged: {', '.join(blew_up)} (its training loss became NaN or infinite, which "
+                "ended the run; the best validation check's weights are tested)."
+            )
         if cut:
-            reasons.append(f"Not converged: {', '.join(cut)} (stopped by an epoch limit or time budget while "
-                           "still improving on validation).")
+            reasons.append(
+                f"Not converged: {', '.join(cut)} (stopped by an epoch limit or time budget while "
+                "still improving on validation)."
+            )
         if worse:
-            reasons.append(f"Worse than chance: {', '.join(worse)} (test {nll} above that of predicting the "
-                           "training frequencies whatever the input: it learnt less than those counts).")
-        return (" ".join(reasons) + " These numbers do not say which model is better"
-                + ("; rerun without --epochs / --max-seconds so that early stopping ends every run." if cut else "."))
+            reasons.append(
+                f"Worse than chance: {', '.join(worse)} (test {nll} above that of predicting the "
+                "training frequencies whatever the input: it learnt less than those counts)."
+            )
+        return (
+            " ".join(reasons)
+            + " These numbers do not say which model is better"
+            + ("; rerun without --epochs / --max-seconds so that early stopping ends every run." if cut else ".")
+        )
 
     def best(key):
         higher = key in HIGHER_IS_BETTER
@@ -234,8 +248,12 @@ def comparison_summary(records):
     sizes = {r["parameters"] for r in records}
     text += (
         f". One seed ({', '.join(map(str, seeds))}) per model"
-        + ("" if len(sizes) == 1 else "; the models differ in size (see parameters; --match-parameters "
-                                      "sizes the baselines to the first model)")
+        + (
+            ""
+            if len(sizes) == 1
+            else "; the models differ in size (see parameters; --match-parameters "
+            "sizes the baselines to the first model)"
+        )
         + ": a difference smaller than the spread between seeds is not a ranking."
     )
     return text
@@ -265,15 +283,16 @@ def learning_curve(record, path):
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
     for key, values in history.items():
         validated = key.startswith("val_")
-        name = key[len("val_"):] if validated else key
+        name = key[len("val_") :] if validated else key
         axis = top if name.endswith(metric) else bottom if name.endswith(nll) else None
         if axis is None:
             continue
         epochs = train_epochs if not validated else (validation_epochs or train_epochs)[: len(values)]
         style = dict(marker="o", markersize=3) if validated else {}
         scale = 100 if axis is top and metric in PERCENT else 1
-        axis.plot(epochs, [scale * v for v in values], label=("validation " if validated else "training ") + name,
-                  **style)
+        axis.plot(
+            epochs, [scale * v for v in values], label=("validation " if validated else "training ") + name, **style
+        )
     chance = (record.get("chance") or {}).get(nll)
     if chance is not None:
         bottom.axhline(chance, color="red", linestyle="--", linewidth=1, label="chance (training frequencies)")
@@ -304,9 +323,13 @@ def piano_roll(true_roll, predicted_probs, path, length=None):
     plt = pyplot()
     steps = len(true_roll) if length is None else int(length)
     figure, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for axis, roll, title in ((axes[0], true_roll, "true next frames"), (axes[1], predicted_probs, "predicted p(note on)")):
-        image = axis.imshow(roll[:steps].T, aspect="auto", origin="lower", cmap="gray_r", vmin=0, vmax=1,
-                            interpolation="nearest")
+    for axis, roll, title in (
+        (axes[0], true_roll, "true next frames"),
+        (axes[1], predicted_probs, "predicted p(note on)"),
+    ):
+        image = axis.imshow(
+            roll[:steps].T, aspect="auto", origin="lower", cmap="gray_r", vmin=0, vmax=1, interpolation="nearest"
+        )
         axis.set_title(title)
         axis.set_xlabel("frame")
     axes[0].set_ylabel("key (MIDI note - 21)")
@@ -319,8 +342,16 @@ def roll_image(roll, path, lowest_midi=21, title="sampled piece"):
     """One piano roll (frames, keys) as a PNG, keys labelled by MIDI note."""
     plt = pyplot()
     figure, axis = plt.subplots(figsize=(10, 4))
-    axis.imshow(roll.T, aspect="auto", origin="lower", cmap="gray_r", vmin=0, vmax=1, interpolation="nearest",
-                extent=(0, len(roll), lowest_midi - 0.5, lowest_midi + roll.shape[1] - 0.5))
+    axis.imshow(
+        roll.T,
+        aspect="auto",
+        origin="lower",
+        cmap="gray_r",
+        vmin=0,
+        vmax=1,
+        interpolation="nearest",
+        extent=(0, len(roll), lowest_midi - 0.5, lowest_midi + roll.shape[1] - 0.5),
+    )
     axis.set_title(title)
     axis.set_xlabel("frame")
     axis.set_ylabel("MIDI note")

@@ -36,47 +36,114 @@ DOCUMENTED_DATA_DIR = "../shared/data"
 
 # (section title, recipe names), in the order of the papers' tables.
 SECTIONS = (
-    ("LMN paper: polyphonic music, JSB Chorales (frame-level accuracy)", (
-        "jsb_chorales_lmn_a", "jsb_chorales_lmn_b", "jsb_chorales_lmn_b_pretrained",
-        "jsb_chorales_lstm", "jsb_chorales_gru", "jsb_chorales_simple_rnn",
-    )),
-    ("LMN paper: polyphonic music, Bach chorales of music21 (frame-level accuracy; the main job's data)", (
-        "bach_chorales_lmn_b_pretrained", "bach_chorales_lmn_b", "bach_chorales_lstm", "bach_chorales_gru",
-        "bach_chorales_simple_rnn",
-    )),
+    (
+        "LMN paper: polyphonic music, JSB Chorales (frame-level accuracy)",
+        (
+            "jsb_chorales_lmn_a",
+            "jsb_chorales_lmn_b",
+            "jsb_chorales_lmn_b_pretrained",
+            "jsb_chorales_lstm",
+            "jsb_chorales_gru",
+            "jsb_chorales_simple_rnn",
+        ),
+    ),
+    (
+        "LMN paper: polyphonic music, Bach chorales of music21 (frame-level accuracy; the main job's data)",
+        (
+            "bach_chorales_lmn_b_pretrained",
+            "bach_chorales_lmn_b",
+            "bach_chorales_lstm",
+            "bach_chorales_gru",
+            "bach_chorales_simple_rnn",
+        ),
+    ),
     # The second of the LMN paper's four sets: Nottingham, which has the TCN
     # paper's NLL anchors and 44 updates per epoch at batch 16 (Piano-midi's
     # 87 pieces give 6, so its runs need about seven times the epochs).
-    ("LMN paper: polyphonic music, Nottingham (frame-level accuracy)", (
-        "nottingham_lmn_b_pretrained", "nottingham_lmn_b", "nottingham_lstm", "nottingham_gru",
-        "nottingham_simple_rnn",
-    )),
-    ("SCRBM paper: OCR letters, cv protocol (sequence labelling error)", (
-        "ocr_cv_scrbm", "ocr_cv_lstm", "ocr_cv_gru", "ocr_cv_simple_rnn", "ocr_cv_conv",
-    )),
-    ("SCRBM paper: OCR letters, ms protocol", (
-        "ocr_ms_scrbm", "ocr_ms_lstm", "ocr_ms_gru", "ocr_ms_simple_rnn", "ocr_ms_conv",
-    )),
-    ("SCRBM paper: CoNLL-2000 chunking", (
-        "conll2000_scrbm", "conll2000_lstm", "conll2000_gru", "conll2000_simple_rnn", "conll2000_conv",
-    )),
-    ("SCRBM paper: WSJ POS tagging, 2000 training sentences", (
-        "wsj_pos_2000_scrbm", "wsj_pos_2000_lstm", "wsj_pos_2000_gru", "wsj_pos_2000_simple_rnn",
-        "wsj_pos_2000_conv", "wsj_pos_2000_lexical_scrbm", "wsj_pos_2000_lexical_lstm", "wsj_pos_2000_lexical_gru",
-        "wsj_pos_2000_lexical_simple_rnn", "wsj_pos_2000_lexical_conv",
-    )),
-    ("SCRBM paper: melodies, next-pitch cross-entropy (bits per event)", (
-        "bach_melodies_scrbm", "bach_melodies_lstm", "bach_melodies_simple_rnn", "bach_melodies_ngram",
-        "kinderlieder_scrbm", "kinderlieder_lstm", "kinderlieder_simple_rnn", "kinderlieder_ngram",
-    )),
-    ("TrellisNet paper: long-memory stress tests and char-level PTB at CPU scale", (
-        "adding_trellisnet", "copy_memory_trellisnet", "ptb_char_trellisnet_cpu",
-    )),
+    (
+        "LMN paper: polyphonic music, Nottingham (frame-level accuracy)",
+        (
+            "nottingham_lmn_b_pretrained",
+            "nottingham_lmn_b",
+            "nottingham_lstm",
+            "nottingham_gru",
+            "nottingham_simple_rnn",
+        ),
+    ),
+    (
+        "SCRBM paper: OCR letters, cv protocol (sequence labelling error)",
+        (
+            "ocr_cv_scrbm",
+            "ocr_cv_lstm",
+            "ocr_cv_gru",
+            "ocr_cv_simple_rnn",
+            "ocr_cv_conv",
+        ),
+    ),
+    (
+        "SCRBM paper: OCR letters, ms protocol",
+        (
+            "ocr_ms_scrbm",
+            "ocr_ms_lstm",
+            "ocr_ms_gru",
+            "ocr_ms_simple_rnn",
+            "ocr_ms_conv",
+        ),
+    ),
+    (
+        "SCRBM paper: CoNLL-2000 chunking",
+        (
+            "conll2000_scrbm",
+            "conll2000_lstm",
+            "conll2000_gru",
+            "conll2000_simple_rnn",
+            "conll2000_conv",
+        ),
+    ),
+    (
+        "SCRBM paper: WSJ POS tagging, 2000 training sentences",
+        (
+            "wsj_pos_2000_scrbm",
+            "wsj_pos_2000_lstm",
+            "wsj_pos_2000_gru",
+            "wsj_pos_2000_simple_rnn",
+            "wsj_pos_2000_conv",
+            "wsj_pos_2000_lexical_scrbm",
+            "wsj_pos_2000_lexical_lstm",
+            "wsj_pos_2000_lexical_gru",
+            "wsj_pos_2000_lexical_simple_rnn",
+            "wsj_pos_2000_lexical_conv",
+        ),
+    ),
+    (
+        "SCRBM paper: melodies, next-pitch cross-entropy (bits per event)",
+        (
+            "bach_melodies_scrbm",
+            "bach_melodies_lstm",
+            "bach_melodies_simple_rnn",
+            "bach_melodies_ngram",
+            "kinderlieder_scrbm",
+            "kinderlieder_lstm",
+            "kinderlieder_simple_rnn",
+            "kinderlieder_ngram",
+        ),
+    ),
+    (
+        "TrellisNet paper: long-memory stress tests and char-level PTB at CPU scale",
+        (
+            "adding_trellisnet",
+            "copy_memory_trellisnet",
+            "ptb_char_trellisnet_cpu",
+        ),
+    ),
 )
 
 # Recipes whose full settings need an accelerator: listed, not run here.
 GPU_SCALE = (
-    "sequential_mnist_trellisnet", "permuted_mnist_trellisnet", "ptb_char_trellisnet", "ptb_word_trellisnet",
+    "sequential_mnist_trellisnet",
+    "permuted_mnist_trellisnet",
+    "ptb_char_trellisnet",
+    "ptb_word_trellisnet",
 )
 
 
@@ -96,14 +163,21 @@ def record_path(records_dir, name, seed, quick=False):
 
 
 # What a table row reads from a run record, and the JSON types it must have.
-RUN_RECORD_FIELDS = {"recipe": str, "seed": int, "test": dict, "parameters": int, "wall_seconds": (int, float),
-                     "hardware": str}
+RUN_RECORD_FIELDS = {
+    "recipe": str,
+    "seed": int,
+    "test": dict,
+    "parameters": int,
+    "wall_seconds": (int, float),
+    "hardware": str,
+}
 
 
 def check_run_record(record, path, name=None):
     """Raises a ValueError naming `path` and the field when the run record
     lacks what a table row reads, or when it is not the record its place
     says (`<records>/<name>/seed-<seed>[-quick].json`)."""
+
     def damaged(problem):
         return ValueError(f"The run record {path} {problem}; rerun its command (or restore the file from git).")
 
@@ -117,14 +191,16 @@ def check_run_record(record, path, name=None):
         raise damaged('has a "stopping" without "reason" and "converged"')
     metric = report.headline(record)
     if metric not in record["test"]:
-        raise damaged(f'has no test score of its headline metric ({metric or "none"})')
+        raise damaged(f"has no test score of its headline metric ({metric or 'none'})")
     if name is not None:
-        expected = record_path(os.path.dirname(os.path.dirname(path)), record["recipe"], record["seed"],
-                               bool(record.get("quick")))
+        expected = record_path(
+            os.path.dirname(os.path.dirname(path)), record["recipe"], record["seed"], bool(record.get("quick"))
+        )
         if record["recipe"] != name or os.path.basename(expected) != os.path.basename(path):
             raise ValueError(
                 f"{path} holds the {'--quick ' if record.get('quick') else ''}record of seed {record['seed']} "
-                f"of {record['recipe']}, which belongs in {expected}; move it there.")
+                f"of {record['recipe']}, which belongs in {expected}; move it there."
+            )
 
 
 def load_record(path, keys=("recipe", "test")):
@@ -203,8 +279,9 @@ def check_new_record_path(path):
     if not path.endswith(".json"):
         raise ValueError(f"--record {path}: a record is a JSON file; name it seed-<seed>.json.")
     if os.path.exists(path):
-        raise FileExistsError(f"--record {path}: the file exists; move it away or name another, "
-                              "so that no kept record is overwritten.")
+        raise FileExistsError(
+            f"--record {path}: the file exists; move it away or name another, so that no kept record is overwritten."
+        )
     folder = os.path.dirname(path) or "."
     probe = os.path.join(folder, f".record-check-{os.getpid()}")
     try:
@@ -262,8 +339,19 @@ def default_output(records_dir):
     return os.path.join(checkout_root(records_dir), "runs")
 
 
-def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None, epochs=None, only=None,
-            quick=False, retrain=False, verbose=0, output=None, set_aside=None):
+def measure(
+    data_dir=None,
+    records_dir=RECORDS,
+    seeds=(0,),
+    budget_seconds=None,
+    epochs=None,
+    only=None,
+    quick=False,
+    retrain=False,
+    verbose=0,
+    output=None,
+    set_aside=None,
+):
     """Trains every planned (recipe, seed) that has no record yet and
     writes its record; returns `{name: [record, ...]}` of what was run.
     With `output`, each run keeps a run directory there and a checkpoint
@@ -290,19 +378,43 @@ def measure(data_dir=None, records_dir=RECORDS, seeds=(0,), budget_seconds=None,
             searched = None if point is None else grid_record_path(records_dir, name, point, quick)
             limit = epochs or (1 if quick else recipe.epochs)
             searched_run = load_record(searched) if searched and os.path.exists(searched) else None
-            if searched_run and not budget_seconds and searched_run["seed"] == seed \
-                    and searched_run["stopping"]["epoch_limit"] == limit:
+            if (
+                searched_run
+                and not budget_seconds
+                and searched_run["seed"] == seed
+                and searched_run["stopping"]["epoch_limit"] == limit
+            ):
                 record = searched_run  # the grid search already ran this point with this seed
             else:
-                print(f"[results] {name} seed {seed}" + (f" with {point}" if point else (
-                    f" ({UNSEARCHED}: `keras-seq select {name}` chooses on validation)" if recipe.grid else "")),
-                      flush=True)
-                record = train.run(recipe, data_dir=data_dir, epochs=epochs, quick=quick, seed=seed,
-                                   verbose=verbose, max_seconds=budget_seconds, output=output,
-                                   run_name=run_name(name, point))
+                print(
+                    f"[results] {name} seed {seed}"
+                    + (
+                        f" with {point}"
+                        if point
+                        else (
+                            f" ({UNSEARCHED}: `keras-seq select {name}` chooses on validation)" if recipe.grid else ""
+                        )
+                    ),
+                    flush=True,
+                )
+                record = train.run(
+                    recipe,
+                    data_dir=data_dir,
+                    epochs=epochs,
+                    quick=quick,
+                    seed=seed,
+                    verbose=verbose,
+                    max_seconds=budget_seconds,
+                    output=output,
+                    run_name=run_name(name, point),
+                )
             record["selected_point"] = point
-            keep_record(record, path, reproduce_command(name, seed, data_dir, budget_seconds, quick),
-                        root=checkout_root(records_dir))
+            keep_record(
+                record,
+                path,
+                reproduce_command(name, seed, data_dir, budget_seconds, quick),
+                root=checkout_root(records_dir),
+            )
             measured.setdefault(name, []).append(record)
     return measured
 
@@ -354,8 +466,10 @@ def arguments_differing_from(record, recipe, point):
     """`[(argument, recorded value, value at point)]` where the run `record`
     does not build the model of `recipe` at grid `point` (None: its own
     arguments; a --quick record: with its quick arguments)."""
-    wanted = {**(with_point(recipe, point) if point else recipe).model,
-              **(recipe.quick_model if record.get("quick") else {})}
+    wanted = {
+        **(with_point(recipe, point) if point else recipe).model,
+        **(recipe.quick_model if record.get("quick") else {}),
+    }
     return _differing_arguments(recipe, record.get("model", {}), wanted)
 
 
@@ -369,8 +483,10 @@ def _differing_arguments(recipe, model, other):
 
     family = registry.family(recipe.builder)
     derived = {"builder"} | set(family.data_arguments(recipe.dataset_info, recipe) if family.data_arguments else ())
-    a, b = (registry.effective_arguments(recipe.builder, {k: v for k, v in m.items() if k not in derived})
-            for m in (model, other))
+    a, b = (
+        registry.effective_arguments(recipe.builder, {k: v for k, v in m.items() if k not in derived})
+        for m in (model, other)
+    )
     as_json = lambda value: json.loads(json.dumps(value))  # tuples as lists, as records hold them
     return [(k, a[k], b[k]) for k in sorted((set(a) & set(b)) - derived) if as_json(a[k]) != as_json(b[k])]
 
@@ -419,8 +535,10 @@ def _row(name, rows, selection=None):
         name += f" ({point_name(selection, ', ')})"
     elif recipe and recipe.grid:
         name += f" ({UNSEARCHED})"
-    return (f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
-            f"{epochs_text} | {convergence} | {wall:.0f} | {hardware} | `{command}` |")
+    return (
+        f"| {name} | {metric} | {ours} | {seeds} | {paper} | {nll_text} | {first['parameters']:,} | "
+        f"{epochs_text} | {convergence} | {wall:.0f} | {hardware} | `{command}` |"
+    )
 
 
 def portable_command(command):
@@ -452,7 +570,7 @@ def _note(records_dir, name):
 
 
 def _paper_in_brackets(recipe):
-    """" (paper: metric value)" for a recipe with a published number, else ""."""
+    """ " (paper: metric value)" for a recipe with a published number, else ""."""
     if recipe.paper is None:
         return ""
     return f" (paper: {recipe.paper.metric} {report.format_value(recipe.paper.metric, recipe.paper.value)})"
@@ -471,9 +589,11 @@ def markdown(records, records_dir=RECORDS):
         "chance (predicting the training frequencies whatever the input; `scripts/add_chance_level.py` "
         "added it to the records written before runs recorded it) is "
         "marked **worse than chance**: it learnt less than those counts, whatever ended it; a run whose "
-        "training loss became NaN or infinite is stopped there and marked **diverged**. Test NLL: nats per frame (piano "
+        "training loss became NaN or infinite is stopped there and marked **diverged**. "
+        "Test NLL: nats per frame (piano "
         "rolls), bits per step (labels, tokens); *= metric* where the row's metric is itself the test NLL "
-        "(bits per event) or the task's only loss (a regression's MSE). Wall times are per run, on the hardware named, often "
+        "(bits per event) or the task's only loss (a regression's MSE). "
+        "Wall times are per run, on the hardware named, often "
         "sharing its cores with other work (`load_average` in the records from 2026-12-01 on). A seed "
         "repeats bit for bit only on the same kind of CPU with the same thread settings (the backends' "
         "kernels differ by instruction set; the Bach chorales LSTM's seed 0 moved 1.2 accuracy points "
@@ -489,8 +609,12 @@ def markdown(records, records_dir=RECORDS):
         if name in recipes.RECIPES:  # a row stands for what its command trains today
             point = selected_point(records_dir, name, bool(rows[0].get("quick")))  # load_records keeps quick apart
             for record in rows:
-                _check_trained_at(record, record_path(records_dir, name, record["seed"], bool(record.get("quick"))),
-                                  recipes.get(name), point)
+                _check_trained_at(
+                    record,
+                    record_path(records_dir, name, record["seed"], bool(record.get("quick"))),
+                    recipes.get(name),
+                    point,
+                )
             selections[name] = point
     unmeasured = []
     for title, names in SECTIONS:
@@ -501,9 +625,15 @@ def markdown(records, records_dir=RECORDS):
         lines += [f"## {title}", "", TABLE_HEAD, *rows, ""]
         lines += [note for name in names if records.get(name) for note in _note(records_dir, name)]
     lines += ["## Not measured yet", ""]
-    lines += (["CPU-feasible rows without a record (each line is its command; a recipe with a grid is "
-               "first selected on validation):", ""] if unmeasured
-              else ["Every CPU-feasible recipe has a record."])
+    lines += (
+        [
+            "CPU-feasible rows without a record (each line is its command; a recipe with a grid is "
+            "first selected on validation):",
+            "",
+        ]
+        if unmeasured
+        else ["Every CPU-feasible recipe has a record."]
+    )
     for name in unmeasured:
         recipe = recipes.get(name)
         command = f"`keras-seq results --only {name} --seeds 0 1 2 --data-dir {DOCUMENTED_DATA_DIR}`"
@@ -515,8 +645,10 @@ def markdown(records, records_dir=RECORDS):
         lines += ["", "Notes of recipes not measured with their current arguments:", "", *notes[:-1]]
     lines += ["", "GPU/TPU scale (run when an accelerator is available):", ""]
     for name in GPU_SCALE:
-        lines.append(f"- `keras-seq train {name} --data-dir {DOCUMENTED_DATA_DIR}`: not yet measured"
-                     f"{_paper_in_brackets(recipes.get(name))}")
+        lines.append(
+            f"- `keras-seq train {name} --data-dir {DOCUMENTED_DATA_DIR}`: not yet measured"
+            f"{_paper_in_brackets(recipes.get(name))}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -525,25 +657,38 @@ def add_arguments(parser):
     parser.add_argument("--records", default=RECORDS, help="folder of the run records")
     parser.add_argument("--markdown", default="RESULTS.md", help="the file to (re)write")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds to run per recipe")
-    parser.add_argument("--budget-seconds", type=float, default=None,
-                        help="training wall-time limit per run (runs it cuts are marked not converged)")
+    parser.add_argument(
+        "--budget-seconds",
+        type=float,
+        default=None,
+        help="training wall-time limit per run (runs it cuts are marked not converged)",
+    )
     parser.add_argument("--epochs", type=int, default=None, help="epoch limit (default: the recipe's)")
     parser.add_argument("--only", nargs="*", default=None, help="recipes whose name contains one of these")
     parser.add_argument("--rebuild", action="store_true", help="only rebuild the Markdown from the records")
     parser.add_argument("--retrain", action="store_true", help="rerun (seed, recipe) pairs that have records")
     parser.add_argument("--quick", action="store_true", help="tiny data and models (a check, not results)")
-    parser.add_argument("--output", default=None,
-                        help="run directories and per-epoch checkpoints, so that a killed run resumes "
-                             "(default: runs/ beside --records)")
-    parser.add_argument("--set-aside", default=None, metavar="LABEL",
-                        help="first move records trained at other model arguments than the recipe's now "
-                             "(a new select choice) into records/<recipe>/LABEL/")
+    parser.add_argument(
+        "--output",
+        default=None,
+        help="run directories and per-epoch checkpoints, so that a killed run resumes "
+        "(default: runs/ beside --records)",
+    )
+    parser.add_argument(
+        "--set-aside",
+        default=None,
+        metavar="LABEL",
+        help="first move records trained at other model arguments than the recipe's now "
+        "(a new select choice) into records/<recipe>/LABEL/",
+    )
 
 
 def selections(records_dir):
     """{recipe: point} of every `records/<recipe>/selected.json`."""
-    chosen = [load_record(path, keys=("recipe", "point"))
-              for path in sorted(glob.glob(os.path.join(records_dir, "*", "selected.json")))]
+    chosen = [
+        load_record(path, keys=("recipe", "point"))
+        for path in sorted(glob.glob(os.path.join(records_dir, "*", "selected.json")))
+    ]
     return {selection["recipe"]: selection["point"] for selection in chosen}
 
 
@@ -552,8 +697,11 @@ def sync_selected_points(records_dir):
     from the checkout's records, if `records_dir` is that folder; returns
     whether it did."""
     checkout_records = os.path.join(os.path.dirname(os.path.dirname(recipes.SELECTED_POINTS)), RECORDS)
-    if not os.path.isdir(records_dir) or not os.path.isdir(checkout_records) \
-            or not os.path.samefile(records_dir, checkout_records):
+    if (
+        not os.path.isdir(records_dir)
+        or not os.path.isdir(checkout_records)
+        or not os.path.samefile(records_dir, checkout_records)
+    ):
         return False
     points = selections(records_dir)
     if points != recipes.selected_points():
@@ -567,9 +715,18 @@ def sync_selected_points(records_dir):
 
 def run(args, argv_text=None):
     if not args.rebuild:
-        measure(args.data_dir, args.records, args.seeds, args.budget_seconds, args.epochs, args.only,
-                args.quick, args.retrain, output=args.output or default_output(args.records),
-                set_aside=args.set_aside)
+        measure(
+            args.data_dir,
+            args.records,
+            args.seeds,
+            args.budget_seconds,
+            args.epochs,
+            args.only,
+            args.quick,
+            args.retrain,
+            output=args.output or default_output(args.records),
+            set_aside=args.set_aside,
+        )
     text = markdown(load_records(args.records, quick=args.quick), args.records)
     with open(args.markdown, "w") as f:
         f.write(text)

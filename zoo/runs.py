@@ -140,8 +140,10 @@ def claim(output, name, seed, quick=False, announce=print):
                 os.makedirs(candidate, exist_ok=True)
                 handle = open(os.path.join(candidate, LOCK), "a+")
             except OSError as error:
-                raise ValueError(f"--output {output}: cannot write the run directory {candidate} "
-                                 f"({type(error).__name__}: {error.strerror or error}).") from None
+                raise ValueError(
+                    f"--output {output}: cannot write the run directory {candidate} "
+                    f"({type(error).__name__}: {error.strerror or error})."
+                ) from None
             if _try_lock(handle):
                 if not os.path.exists(os.path.join(candidate, RECORD)):  # not finished while we waited
                     handle.seek(0)
@@ -153,8 +155,11 @@ def claim(output, name, seed, quick=False, announce=print):
             else:
                 handle.seek(0)
                 owner = handle.read().strip() or "unknown"
-                announce(f"# {candidate} is in use by process {owner} (a run of the same command); "
-                         "this run takes the next directory", flush=True)
+                announce(
+                    f"# {candidate} is in use by process {owner} (a run of the same command); "
+                    "this run takes the next directory",
+                    flush=True,
+                )
             handle.close()
         count += 1
         candidate = f"{base}-{count}"
@@ -236,8 +241,9 @@ class RunCheckpoint(keras.callbacks.Callback):
         self._load(model.load_weights, state["weights"])
         saved_states = self._load(_read_arrays, state["random_states"]) if state.get("random_states") else None
         if saved_states is not None and len(saved_states) != len(random_states(model)):
-            raise self._damaged(self._state_path, f"it holds {len(saved_states)} random states, the model "
-                                                  f"{len(random_states(model))}")
+            raise self._damaged(
+                self._state_path, f"it holds {len(saved_states)} random states, the model {len(random_states(model))}"
+            )
         # Put back when the first resumed epoch begins: `fit` may draw random
         # numbers while it sets up (a first symbolic call of the model).
         self._pending_random = saved_states
@@ -297,8 +303,11 @@ class RunCheckpoint(keras.callbacks.Callback):
         if saved is None or self.configuration is None or saved == self.configuration:
             return
         before, now = _flatten(saved), _flatten(self.configuration)
-        changes = [f"{key.rstrip('.')}: {before.get(key)!r} -> {now.get(key)!r}"
-                   for key in sorted(set(before) | set(now)) if before.get(key) != now.get(key)]
+        changes = [
+            f"{key.rstrip('.')}: {before.get(key)!r} -> {now.get(key)!r}"
+            for key in sorted(set(before) | set(now))
+            if before.get(key) != now.get(key)
+        ]
         raise ValueError(
             f"The training checkpoint in {self.directory} was saved by a run with other settings "
             f"({'; '.join(changes)}); resuming would continue another model. Rerun with --restart to "
@@ -354,9 +363,18 @@ class RunCheckpoint(keras.callbacks.Callback):
                 callback_weights.append(name)
             callback_states.append(state)
         self.extra["wall_seconds"] = self.wall_before + time.perf_counter() - self._started
-        write_json({"epoch": self.epoch, "weights": weights, "random_states": randoms, "callbacks": callback_states,
-                    "callback_weights": callback_weights, "history": self.history, "extra": self.extra},
-                   self._state_path)
+        write_json(
+            {
+                "epoch": self.epoch,
+                "weights": weights,
+                "random_states": randoms,
+                "callbacks": callback_states,
+                "callback_weights": callback_weights,
+                "history": self.history,
+                "extra": self.extra,
+            },
+            self._state_path,
+        )
         for old in os.listdir(self.directory):  # files of earlier epochs, now unreferenced
             if old not in (weights, randoms, "state.json", *callback_weights) and not old.startswith("."):
                 os.remove(os.path.join(self.directory, old))

@@ -37,8 +37,10 @@ def grid_points(grid, only=None):
     only = only or {}
     unknown = sorted(set(only) - set(grid_arguments(grid)))
     if unknown:
-        raise ValueError(f"--only names arguments outside the grid: {', '.join(unknown)}; "
-                         f"the grid has {', '.join(grid_arguments(grid)) or 'none'}.")
+        raise ValueError(
+            f"--only names arguments outside the grid: {', '.join(unknown)}; "
+            f"the grid has {', '.join(grid_arguments(grid)) or 'none'}."
+        )
     keys = sorted(grid)
     points = []
     for values in itertools.product(*(grid[key] for key in keys)):
@@ -78,8 +80,17 @@ def recipe_run_at(records_dir, recipe, point, seed, quick=False, epochs=None):
     return None if results.arguments_differing_from(record, recipe, point) else dict(record)
 
 
-def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, quick=False, epochs=None,
-        verbose=0, output=None):
+def run(
+    name,
+    data_dir=None,
+    records_dir=results.RECORDS,
+    only=None,
+    seed=0,
+    quick=False,
+    epochs=None,
+    verbose=0,
+    output=None,
+):
     """Trains the grid points of recipe `name` that have no record and
     writes the choice; returns `(selected record, all point records)`.
     With `output`, each point's run keeps a run directory and per-epoch
@@ -103,11 +114,20 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
         record = recipe_run_at(records_dir, recipe, point, seed, quick, epochs)
         if record is None:
             print(f"[select] {name} {results.point_name(point)}", flush=True)
-            record = train.run(results.with_point(recipe, point), data_dir=data_dir, quick=quick, seed=seed,
-                               epochs=epochs, verbose=verbose, output=output, run_name=results.run_name(name, point))
+            record = train.run(
+                results.with_point(recipe, point),
+                data_dir=data_dir,
+                quick=quick,
+                seed=seed,
+                epochs=epochs,
+                verbose=verbose,
+                output=output,
+                run_name=results.run_name(name, point),
+            )
         record["grid_point"] = point
-        record["run_directory"] = results.portable_run_directory(record.get("run_directory"),
-                                                                 results.checkout_root(records_dir))
+        record["run_directory"] = results.portable_run_directory(
+            record.get("run_directory"), results.checkout_root(records_dir)
+        )
         results.write_record(record, path)
         point_records.append(record)
     # Points an earlier, differently restricted search trained with this seed
@@ -122,8 +142,12 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
     searched = [r["grid_point"] for r in point_records]
     dropped = [results.point_name(p) for p in grid_points(recipe.grid) if p not in searched]
     choice = {
-        "recipe": name, "point": best["grid_point"], "monitor": recipe.monitor, "mode": recipe.monitor_mode,
-        "quick": quick, "seed": seed,
+        "recipe": name,
+        "point": best["grid_point"],
+        "monitor": recipe.monitor,
+        "mode": recipe.monitor_mode,
+        "quick": quick,
+        "seed": seed,
         "scores": {results.point_name(r["grid_point"]): r["stopping"].get("best_value") for r in point_records},
         "converged": {results.point_name(r["grid_point"]): r["stopping"]["converged"] for r in point_records},
         "dropped": dropped,
@@ -134,30 +158,50 @@ def run(name, data_dir=None, records_dir=results.RECORDS, only=None, seed=0, qui
 
 def add_arguments(parser):
     parser.add_argument("recipe", help="a recipe with a grid (keras-seq list)")
-    parser.add_argument("--only", nargs="*", default=None, metavar="ARG=V1,V2",
-                        help="restrict the grid to these values (recorded as dropped points)")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        metavar="ARG=V1,V2",
+        help="restrict the grid to these values (recorded as dropped points)",
+    )
     parser.add_argument("--data-dir", default=None, help="the benchmark data folder")
     parser.add_argument("--records", default=results.RECORDS, help="folder of the run records")
     parser.add_argument("--seed", type=int, default=0, help="seed of every grid run")
     parser.add_argument("--epochs", type=int, default=None, help="epoch limit (default: the recipe's)")
     parser.add_argument("--quick", action="store_true", help="tiny data and models (a check)")
-    parser.add_argument("--output", default=None,
-                        help="run directories and per-epoch checkpoints, so that a killed search resumes "
-                             "(default: runs/ beside --records)")
+    parser.add_argument(
+        "--output",
+        default=None,
+        help="run directories and per-epoch checkpoints, so that a killed search resumes "
+        "(default: runs/ beside --records)",
+    )
 
 
 def main(args):
     recipe = recipes.get(args.recipe)
     only = assignments.parse(args.only, "--only", several=True)
-    best, point_records, choice = run(args.recipe, args.data_dir, args.records, only, args.seed, args.quick,
-                                      args.epochs, output=args.output or results.default_output(args.records))
+    best, point_records, choice = run(
+        args.recipe,
+        args.data_dir,
+        args.records,
+        only,
+        args.seed,
+        args.quick,
+        args.epochs,
+        output=args.output or results.default_output(args.records),
+    )
     print(f"| point | validation {recipe.monitor} | converged |\n|---|---:|---|")
     for record in point_records:
         key = results.point_name(record["grid_point"])
         print(f"| {key} | {choice['scores'][key]} | {choice['converged'][key]} |")
-    print(f"\nselected: {results.point_name(best['grid_point'])}"
-          + (f" (grid restricted; not run: {', '.join(choice['dropped'])})" if choice["dropped"] else ""))
+    print(
+        f"\nselected: {results.point_name(best['grid_point'])}"
+        + (f" (grid restricted; not run: {', '.join(choice['dropped'])})" if choice["dropped"] else "")
+    )
     stale = results.stale_records(args.records, args.recipe, args.quick)
     if stale:
-        print(f"{', '.join(stale)}: trained at other model arguments; `keras-seq results --only {args.recipe} "
-              "--set-aside LABEL ...` moves them to records/<recipe>/LABEL/ and trains those seeds at this point.")
+        print(
+            f"{', '.join(stale)}: trained at other model arguments; `keras-seq results --only {args.recipe} "
+            "--set-aside LABEL ...` moves them to records/<recipe>/LABEL/ and trains those seeds at this point."
+        )

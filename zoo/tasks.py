@@ -40,8 +40,11 @@ def _labelling_metrics():
 def _language_metrics():
     from keras_seq import metrics
 
-    return [metrics.SequenceLabellingError(), metrics.BitsPerEvent(from_logits=True),
-            metrics.Perplexity(from_logits=True)]
+    return [
+        metrics.SequenceLabellingError(),
+        metrics.BitsPerEvent(from_logits=True),
+        metrics.Perplexity(from_logits=True),
+    ]
 
 
 def _accuracy():
@@ -95,12 +98,15 @@ class Task:
 
 
 TASKS = {
-    "next_frame": Task("next_frame", "frame_accuracy", "frame_nll", True, "sigmoid", _binary_crossentropy,
-                       _frame_metrics),
-    "labelling": Task("labelling", "sequence_error", "bits_per_event", True, None, _sparse_crossentropy,
-                      _labelling_metrics),
-    "next_token": Task("next_token", "bits_per_event", "bits_per_event", True, None, _sparse_crossentropy,
-                       _language_metrics),
+    "next_frame": Task(
+        "next_frame", "frame_accuracy", "frame_nll", True, "sigmoid", _binary_crossentropy, _frame_metrics
+    ),
+    "labelling": Task(
+        "labelling", "sequence_error", "bits_per_event", True, None, _sparse_crossentropy, _labelling_metrics
+    ),
+    "next_token": Task(
+        "next_token", "bits_per_event", "bits_per_event", True, None, _sparse_crossentropy, _language_metrics
+    ),
     "classification": Task("classification", "accuracy", "loss", False, None, _sparse_crossentropy, _accuracy),
     "regression": Task("regression", "loss", "loss", False, None, _mean_squared_error, _mse),
 }

@@ -27,13 +27,13 @@ def quick_sequences(sequences):
     """The --quick subset: the first QUICK_SEQUENCES sequences, or the first
     QUICK_STREAM_TOKENS tokens of a one-sequence stream."""
     if len(sequences) == 1:
-        return data.Sequences([sequences.inputs[0][:QUICK_STREAM_TOKENS]],
-                              [sequences.targets[0][:QUICK_STREAM_TOKENS]])
+        return data.Sequences([sequences.inputs[0][:QUICK_STREAM_TOKENS]], [sequences.targets[0][:QUICK_STREAM_TOKENS]])
     return data.Sequences(sequences.inputs[:QUICK_SEQUENCES], sequences.targets[:QUICK_SEQUENCES])
 
 
-def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, seed=0, fixed_shapes=False,
-                   batch_size=None, epoch=None):
+def recipe_dataset(
+    recipe, split, data_dir=None, quick=False, shuffle=False, seed=0, fixed_shapes=False, batch_size=None, epoch=None
+):
     """The recipe's batches of one split, a `tf.data.Dataset` of `(x, y, w)`
     (`((x, y), y, w)` for teacher forcing); `quick`: `quick_sequences` of
     it; `batch_size`: the global batch (default: the recipe's; under a
@@ -60,7 +60,12 @@ def recipe_dataset(recipe, split, data_dir=None, quick=False, shuffle=False, see
             )
         fixed = dict(drop_remainder=shuffle, max_length=int(sequences.lengths().max()))
     dataset = pipeline.make_dataset(
-        sequences, recipe.dataset_info, batch_size=batch_size, shuffle=shuffle, seed=seed, epoch=epoch,
+        sequences,
+        recipe.dataset_info,
+        batch_size=batch_size,
+        shuffle=shuffle,
+        seed=seed,
+        epoch=epoch,
         **fixed,
     )
     if recipe.teacher_forcing:  # the trainer reads the true labels too (eq. 12)
@@ -78,8 +83,10 @@ def configure_execution(model, jit_compile="auto", steps_per_execution=1):
     if jit_compile not in ("auto", True, False):
         raise ValueError(f"`jit_compile` must be True, False or 'auto'; got {jit_compile!r}.")
     if steps_per_execution > 1 and keras.backend.backend() == "torch":
-        raise ValueError("`steps_per_execution` > 1 needs the TensorFlow or JAX backend; Keras runs "
-                         f"one step per call on torch (got {steps_per_execution}).")
+        raise ValueError(
+            "`steps_per_execution` > 1 needs the TensorFlow or JAX backend; Keras runs "
+            f"one step per call on torch (got {steps_per_execution})."
+        )
     if jit_compile != "auto":
         model.jit_compile = jit_compile
     model.steps_per_execution = steps_per_execution
@@ -93,8 +100,9 @@ def build(recipe, quick=False, data_dir=None, jit_compile="auto", steps_per_exec
     arguments; see `configure_execution` for the last two arguments."""
     family = registry.family(recipe.builder)
     if not family.saves_keras_model:
-        raise ValueError(f"Recipe {recipe.name!r}: the {recipe.builder} family is not a Keras model "
-                         "(zoo.train.run runs it).")
+        raise ValueError(
+            f"Recipe {recipe.name!r}: the {recipe.builder} family is not a Keras model (zoo.train.run runs it)."
+        )
     arguments = dict(recipe.model)
     if quick:
         arguments.update(recipe.quick_model)
@@ -113,8 +121,9 @@ def _pretraining_sequences(recipe, quick, data_dir):
     train = data.load_arrays(recipe.dataset, recipe.train_split, data_dir=data_dir, **recipe.data_options)
     if quick:
         train = quick_sequences(train)
-        train = data.Sequences([x[:QUICK_PRETRAINING_STEPS] for x in train.inputs],
-                               [y[:QUICK_PRETRAINING_STEPS] for y in train.targets])
+        train = data.Sequences(
+            [x[:QUICK_PRETRAINING_STEPS] for x in train.inputs], [y[:QUICK_PRETRAINING_STEPS] for y in train.targets]
+        )
     return train
 
 
@@ -148,9 +157,11 @@ def teacher_forced_model(recipe, predictor, arguments=None, quick=False, data_di
     found = [tuple(w.shape) for w in predictor.weights]
     if expected != found:
         where = "the recipe's defaults" if arguments is None else "the run record's arguments"
-        raise ValueError(f"the saved {recipe.name} model does not have the weights of {where} "
-                         f"(weight shapes {found} against {expected}); keep the run's {runs.RECORD} "
-                         "beside its model.keras, which names the arguments it was built with.")
+        raise ValueError(
+            f"the saved {recipe.name} model does not have the weights of {where} "
+            f"(weight shapes {found} against {expected}); keep the run's {runs.RECORD} "
+            "beside its model.keras, which names the arguments it was built with."
+        )
     built.predictor.set_weights(predictor.get_weights())
     return built.trainer
 
@@ -159,8 +170,10 @@ def check_teacher_forcing(recipe):
     """Raises a ValueError naming the recipe when it has no teacher-forcing
     trainer (only the SCRBM recipes have one)."""
     if not recipe.teacher_forcing:
-        raise ValueError(f"{recipe.name} has no teacher-forcing trainer: scoring with the true previous "
-                         "labels applies to the SCRBM recipes.")
+        raise ValueError(
+            f"{recipe.name} has no teacher-forcing trainer: scoring with the true previous "
+            "labels applies to the SCRBM recipes."
+        )
 
 
 def _run_model_arguments(model_path):
@@ -179,8 +192,10 @@ def check_saves_keras_model(recipe):
     """Raises a ValueError naming the recipe when its family leaves no Keras
     model to evaluate (counts: `keras-seq train` refits them)."""
     if not registry.family(recipe.builder).saves_keras_model:
-        raise ValueError(f"{recipe.name} ({recipe.builder}) has no saved Keras model to evaluate; "
-                         f"`keras-seq train {recipe.name}` refits it and writes its test metrics.")
+        raise ValueError(
+            f"{recipe.name} ({recipe.builder}) has no saved Keras model to evaluate; "
+            f"`keras-seq train {recipe.name}` refits it and writes its test metrics."
+        )
 
 
 def predictor_inputs(recipe, dataset):
@@ -217,18 +232,29 @@ def selection_callbacks(recipe, built, valid, every=None, patience=None, log_as=
         prefix = ""
 
     def trainer_key(key):  # the predictor's `val_m` as the trainer logs it
-        return "val_" + prefix + key[len("val_"):] if key.startswith("val_") else key
+        return "val_" + prefix + key[len("val_") :] if key.startswith("val_") else key
 
     if recipe.anneal is not None:
-        callbacks.append(zoo_callbacks.PlateauAnnealing(
-            trainer_key(recipe.monitor), recipe.monitor_mode, patience=recipe.anneal.patience,
-            factor=recipe.anneal.factor, min_delta=recipe.anneal.min_delta,
-            min_learning_rate=recipe.anneal.min_learning_rate, every=every or recipe.check_every))
+        callbacks.append(
+            zoo_callbacks.PlateauAnnealing(
+                trainer_key(recipe.monitor),
+                recipe.monitor_mode,
+                patience=recipe.anneal.patience,
+                factor=recipe.anneal.factor,
+                min_delta=recipe.anneal.min_delta,
+                min_learning_rate=recipe.anneal.min_learning_rate,
+                every=every or recipe.check_every,
+            )
+        )
     stopper = zoo_callbacks.PeriodicEarlyStopping(
-        trainer_key(recipe.monitor), recipe.monitor_mode, every=every or recipe.check_every,
+        trainer_key(recipe.monitor),
+        recipe.monitor_mode,
+        every=every or recipe.check_every,
         patience=recipe.patience if patience is None else patience,
-        progress=[(trainer_key(key), mode) for key, mode in recipe.progress], log_as=log_as,
-        min_delta=recipe.min_delta)
+        progress=[(trainer_key(key), mode) for key, mode in recipe.progress],
+        log_as=log_as,
+        min_delta=recipe.min_delta,
+    )
     return callbacks + [stopper], stopper
 
 
@@ -243,14 +269,32 @@ def fit(built, train, valid, epochs, every=1, callbacks=(), verbose=2, initial_e
         train = train.map(built.dataset_map)
         valid = None if valid is None else valid.map(built.dataset_map)
     return built.trainer.fit(
-        train, validation_data=valid, validation_freq=every, epochs=epochs, shuffle=False,
-        callbacks=[*built.callbacks, *callbacks], verbose=verbose, initial_epoch=initial_epoch,
+        train,
+        validation_data=valid,
+        validation_freq=every,
+        epochs=epochs,
+        shuffle=False,
+        callbacks=[*built.callbacks, *callbacks],
+        verbose=verbose,
+        initial_epoch=initial_epoch,
     ).history
 
 
-def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, verbose=2,
-        max_seconds=None, jit_compile="auto", steps_per_execution=1, fixed_shapes=False, restart=False,
-        run_name=None):
+def run(
+    recipe,
+    data_dir=None,
+    epochs=None,
+    quick=False,
+    output=None,
+    seed=0,
+    verbose=2,
+    max_seconds=None,
+    jit_compile="auto",
+    steps_per_execution=1,
+    fixed_shapes=False,
+    restart=False,
+    run_name=None,
+):
     """Trains and evaluates one recipe; returns its result record.
 
     Training ends at early stopping, after `epochs` (default: the recipe's),
@@ -273,22 +317,54 @@ def run(recipe, data_dir=None, epochs=None, quick=False, output=None, seed=0, ve
     validation.positive_int("epochs", epochs)
     claimed = runs.claim(output, run_name or recipe.name, seed, quick) if output else None
     try:
-        record = _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, jit_compile,
-                      steps_per_execution, fixed_shapes, restart)
+        record = _run(
+            recipe,
+            data_dir,
+            epochs,
+            quick,
+            claimed,
+            seed,
+            verbose,
+            max_seconds,
+            jit_compile,
+            steps_per_execution,
+            fixed_shapes,
+            restart,
+        )
     finally:
         if claimed is not None:
             claimed.release(finished=os.path.exists(os.path.join(claimed.path, runs.RECORD)))
     return record
 
 
-def _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, jit_compile, steps_per_execution,
-         fixed_shapes, restart):
+def _run(
+    recipe,
+    data_dir,
+    epochs,
+    quick,
+    claimed,
+    seed,
+    verbose,
+    max_seconds,
+    jit_compile,
+    steps_per_execution,
+    fixed_shapes,
+    restart,
+):
     """`run` of a Keras recipe, into the run directory `claimed` (or none)."""
     keras.utils.set_random_seed(seed)
     start = time.perf_counter()
     order = zoo_callbacks.ShuffleEpoch()
-    train = recipe_dataset(recipe, recipe.train_split, data_dir, quick, shuffle=True, seed=seed,
-                           fixed_shapes=fixed_shapes, epoch=order.epoch)
+    train = recipe_dataset(
+        recipe,
+        recipe.train_split,
+        data_dir,
+        quick,
+        shuffle=True,
+        seed=seed,
+        fixed_shapes=fixed_shapes,
+        epoch=order.epoch,
+    )
     valid = None
     if recipe.valid_split:
         valid = recipe_dataset(recipe, recipe.valid_split, data_dir, quick, fixed_shapes=fixed_shapes)
@@ -309,15 +385,20 @@ def _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, j
     initial_epoch = 0
     if claimed is not None:
         directory = claimed.path
-        checkpoint = runs.RunCheckpoint(os.path.join(directory, runs.CHECKPOINT), [stopper, annealing, budget],
-                                        configuration=checkpoint_configuration(recipe, arguments, seed, quick))
+        checkpoint = runs.RunCheckpoint(
+            os.path.join(directory, runs.CHECKPOINT),
+            [stopper, annealing, budget],
+            configuration=checkpoint_configuration(recipe, arguments, seed, quick),
+        )
         if restart:
             checkpoint.discard()
         initial_epoch = checkpoint.restore(trainer)
         if initial_epoch > epochs and not checkpoint.extra.get("finished"):
-            raise ValueError(f"The training checkpoint in {directory} holds {initial_epoch} epochs, more than "
-                             f"--epochs {epochs}: rerun with --epochs {initial_epoch} or more to resume it, or with "
-                             "--restart to start over.")
+            raise ValueError(
+                f"The training checkpoint in {directory} holds {initial_epoch} epochs, more than "
+                f"--epochs {epochs}: rerun with --epochs {initial_epoch} or more to resume it, or with "
+                "--restart to start over."
+            )
         if initial_epoch:
             print(f"# {recipe.name}: resuming {directory} after epoch {initial_epoch}", flush=True)
             pretraining = checkpoint.extra.get("pretraining", pretraining)
@@ -326,8 +407,9 @@ def _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, j
     if not (checkpoint and checkpoint.extra.get("finished")):
         history = fit(built, train, valid, epochs, recipe.check_every, callbacks, verbose, initial_epoch)
     history = checkpoint.history if checkpoint else history
-    scores = predictor.evaluate(predictor_inputs(recipe, test), return_dict=True, verbose=0,
-                                callbacks=list(built.callbacks))
+    scores = predictor.evaluate(
+        predictor_inputs(recipe, test), return_dict=True, verbose=0, callbacks=list(built.callbacks)
+    )
     task = recipe.dataset_info.task
     chance_level = chance_scores(recipe, data_dir, quick)
     epochs_run = len(history["loss"])
@@ -335,8 +417,14 @@ def _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, j
     pretraining_updates = int((pretraining or {}).get("updates", 0))
     validated = [key for key in history if key.startswith("val_")]
     record = records.run_record(
-        recipe, task, {"builder": recipe.builder, **arguments}, quick, seed, scores,
-        trainer.count_params(), time.perf_counter() - start + (checkpoint.wall_before if checkpoint else 0.0),
+        recipe,
+        task,
+        {"builder": recipe.builder, **arguments},
+        quick,
+        seed,
+        scores,
+        trainer.count_params(),
+        time.perf_counter() - start + (checkpoint.wall_before if checkpoint else 0.0),
         f"backend {keras.backend.backend()}",
         epochs_run=epochs_run,
         stopping=zoo_callbacks.stopping_record(epochs_run, epochs, stopper, budget, annealing),
@@ -344,8 +432,11 @@ def _run(recipe, data_dir, epochs, quick, claimed, seed, verbose, max_seconds, j
         updates={"training": updates, "pretraining": pretraining_updates, "total": updates + pretraining_updates},
         max_seconds=max_seconds,
         stopped_by_time_budget=bool(budget and budget.stopped),
-        execution={"jit_compile": bool(trainer.jit_compile), "steps_per_execution": steps_per_execution,
-                   "fixed_shapes": fixed_shapes},
+        execution={
+            "jit_compile": bool(trainer.jit_compile),
+            "steps_per_execution": steps_per_execution,
+            "fixed_shapes": fixed_shapes,
+        },
         pretraining=pretraining,
         history={k: [float(x) for x in v] for k, v in history.items()},
         # Keras validates at epochs check_every, 2 * check_every, ... (1-based).
@@ -363,12 +454,23 @@ def checkpoint_configuration(recipe, arguments, seed, quick):
     """What a resumed run must share with the run that saved its checkpoint:
     the model and optimizer arguments, the data, the batches, the stopping
     rule. (The epoch limit and time budget may change between the two.)"""
-    return {"model": {"builder": recipe.builder, **arguments}, "dataset": recipe.dataset,
-            "data_options": recipe.data_options, "splits": [recipe.train_split, recipe.valid_split],
-            "batch_size": recipe.batch_size, "seed": seed, "quick": quick,
-            "stopping": {"monitor": recipe.monitor, "mode": recipe.monitor_mode, "patience": recipe.patience,
-                         "check_every": recipe.check_every, "min_delta": recipe.min_delta,
-                         **({} if recipe.anneal is None else {"anneal": dataclasses.asdict(recipe.anneal)})}}
+    return {
+        "model": {"builder": recipe.builder, **arguments},
+        "dataset": recipe.dataset,
+        "data_options": recipe.data_options,
+        "splits": [recipe.train_split, recipe.valid_split],
+        "batch_size": recipe.batch_size,
+        "seed": seed,
+        "quick": quick,
+        "stopping": {
+            "monitor": recipe.monitor,
+            "mode": recipe.monitor_mode,
+            "patience": recipe.patience,
+            "check_every": recipe.check_every,
+            "min_delta": recipe.min_delta,
+            **({} if recipe.anneal is None else {"anneal": dataclasses.asdict(recipe.anneal)}),
+        },
+    }
 
 
 def chance_scores(recipe, data_dir=None, quick=False):
@@ -378,22 +480,26 @@ def chance_scores(recipe, data_dir=None, quick=False):
     # From unshuffled batches: another pass over the shuffled ones would move
     # a run's shuffle order along.
     return chance.chance_scores(
-        info.task, tasks.task(info.task).outputs(info), recipe_dataset(recipe, recipe.train_split, data_dir, quick),
-        predictor_inputs(recipe, recipe_dataset(recipe, "test", data_dir, quick)))
+        info.task,
+        tasks.task(info.task).outputs(info),
+        recipe_dataset(recipe, recipe.train_split, data_dir, quick),
+        predictor_inputs(recipe, recipe_dataset(recipe, "test", data_dir, quick)),
+    )
 
 
 def _write_run(directory, record, predictor, test, task):
     """The run's files, each renamed into place; the record last, since its
     presence marks the run finished (zoo.runs)."""
     runs.replace_atomically(os.path.join(directory, "model.keras"), predictor.save)
-    runs.replace_atomically(os.path.join(directory, "curve.png"),
-                            lambda path: report.learning_curve(record, path))
+    runs.replace_atomically(os.path.join(directory, "curve.png"), lambda path: report.learning_curve(record, path))
     if task == "next_frame":
         x, y, w = next(iter(test))
         # A direct call, not `predict`: one more traced predict function per run
         # set off TensorFlow's "excessive retracing" warning after each run.
         predicted = keras.ops.convert_to_numpy(predictor(np.asarray(x), training=False))[0]
         length = int(np.asarray(w)[0].sum())  # the weights are 1 on real frames
-        runs.replace_atomically(os.path.join(directory, "roll.png"),
-                                lambda path: report.piano_roll(np.asarray(y)[0], predicted, path, length))
+        runs.replace_atomically(
+            os.path.join(directory, "roll.png"),
+            lambda path: report.piano_roll(np.asarray(y)[0], predicted, path, length),
+        )
     runs.write_json(record, os.path.join(directory, runs.RECORD))

@@ -16,7 +16,6 @@ from keras_seq.zoo import train as zoo_train
 from keras_seq.zoo.recipes import QUICK_SEQUENCES
 
 
-
 def _split(recipe, split, data_dir, quick):
     sequences = data.load_arrays(recipe.dataset, split, data_dir=data_dir, **recipe.data_options)
     if quick:
@@ -58,14 +57,36 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0, run_name=None):
     )
     scores = ngram.evaluate(model, test.inputs, test.targets)
     record = records.run_record(
-        recipe, info.task,
-        {"builder": recipe.builder, **arguments, "order": model.order, "smoothing": model.smoothing,
-         "k": model.k if model.smoothing == "add_k" else None},
-        quick, seed, scores, model.count_entries(), time.perf_counter() - start, "numpy (no Keras backend)",
+        recipe,
+        info.task,
+        {
+            "builder": recipe.builder,
+            **arguments,
+            "order": model.order,
+            "smoothing": model.smoothing,
+            "k": model.k if model.smoothing == "add_k" else None,
+        },
+        quick,
+        seed,
+        scores,
+        model.count_entries(),
+        time.perf_counter() - start,
+        "numpy (no Keras backend)",
         epochs_run=None,
-        stopping={"reason": "closed_form", "converged": True, "best_epoch": None, "last_epoch": None,
-                  "epoch_limit": None, "monitor": None, "patience": None, "check_every": None},
-        updates=None, pretraining=None, history={}, selection=selection,
+        stopping={
+            "reason": "closed_form",
+            "converged": True,
+            "best_epoch": None,
+            "last_epoch": None,
+            "epoch_limit": None,
+            "monitor": None,
+            "patience": None,
+            "check_every": None,
+        },
+        updates=None,
+        pretraining=None,
+        history={},
+        selection=selection,
         chance=zoo_train.chance_scores(recipe, data_dir, quick),
     )
     if output:
@@ -77,8 +98,10 @@ def run(recipe, data_dir=None, quick=False, output=None, seed=0, run_name=None):
 
 
 def _not_a_keras_builder(**arguments):
-    raise ValueError(f"The n-gram family is fitted by counting (zoo.train_ngram.run), not built as a Keras "
-                     f"model; got {sorted(arguments)}.")
+    raise ValueError(
+        f"The n-gram family is fitted by counting (zoo.train_ngram.run), not built as a Keras "
+        f"model; got {sorted(arguments)}."
+    )
 
 
 registry.register_builder("ngram_model", run=run)(_not_a_keras_builder)

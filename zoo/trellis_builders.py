@@ -22,8 +22,13 @@ def _deep_supervision_targets(x, y, *weights):
 
 def _data_arguments(info, recipe):
     """Sizes and task from the dataset; the batch size (stateful models have a static one)."""
-    return dict(task=info.task, num_classes=info.num_classes, input_shape=info.input_shape,
-                vocabulary_size=info.vocabulary_size, batch_size=recipe.batch_size)
+    return dict(
+        task=info.task,
+        num_classes=info.num_classes,
+        input_shape=info.input_shape,
+        vocabulary_size=info.vocabulary_size,
+        batch_size=recipe.batch_size,
+    )
 
 
 def _with_block_options(builder):
@@ -33,8 +38,10 @@ def _with_block_options(builder):
     them by (`inspect.signature`), so each option is a named parameter there."""
     signature = inspect.signature(builder)
     own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    forwarded = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-                 for name, default in TrellisNet.block_options().items()]
+    forwarded = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in TrellisNet.block_options().items()
+    ]
     builder.__signature__ = signature.replace(parameters=own + forwarded)
     return builder
 
@@ -42,11 +49,27 @@ def _with_block_options(builder):
 @register_builder("trellisnet_model", data_arguments=_data_arguments)
 @_with_block_options
 def trellisnet_model(
-    task="classification", num_classes=None, input_shape=(), vocabulary_size=None,
-    batch_size=None, hidden_units=100, output_units=50, num_levels=8, embedding_dim=None,
-    input_dropout=0.0, output_dropout=0.0, embedding_dropout=0.0, aux_frequency=None,
-    aux_weight=0.0, num_experts=None, stateful=False, optimizer="adam", learning_rate=1e-3,
-    clipnorm=None, seed=None, **block_options,
+    task="classification",
+    num_classes=None,
+    input_shape=(),
+    vocabulary_size=None,
+    batch_size=None,
+    hidden_units=100,
+    output_units=50,
+    num_levels=8,
+    embedding_dim=None,
+    input_dropout=0.0,
+    output_dropout=0.0,
+    embedding_dropout=0.0,
+    aux_frequency=None,
+    aux_weight=0.0,
+    num_experts=None,
+    stateful=False,
+    optimizer="adam",
+    learning_rate=1e-3,
+    clipnorm=None,
+    seed=None,
+    **block_options,
 ):
     """A TrellisNet for a `keras_seq.data` task (`DatasetInfo.task`):
 
@@ -78,8 +101,13 @@ def trellisnet_model(
     if stateful and batch_size is None:
         raise ValueError("`stateful=True` needs `batch_size` (zoo.train passes the recipe's).")
     common = dict(
-        input_dropout=input_dropout, output_dropout=output_dropout, aux_frequency=aux_frequency,
-        stateful=stateful, batch_size=batch_size if stateful else None, seed=seed, name="trellisnet",
+        input_dropout=input_dropout,
+        output_dropout=output_dropout,
+        aux_frequency=aux_frequency,
+        stateful=stateful,
+        batch_size=batch_size if stateful else None,
+        seed=seed,
+        name="trellisnet",
         **block_options,
     )
     kind = tasks.task(task)
@@ -96,17 +124,29 @@ def trellisnet_model(
             embedding_dim = embedding_dim or vocabulary_size
             tie = False
         model = TrellisNet(
-            hidden_units, output_units, num_levels, vocab_size=vocabulary_size,
-            embedding_dim=embedding_dim, tie_weights=tie, embedding_dropout=embedding_dropout,
-            num_experts=num_experts, **common,
+            hidden_units,
+            output_units,
+            num_levels,
+            vocab_size=vocabulary_size,
+            embedding_dim=embedding_dim,
+            tie_weights=tie,
+            embedding_dropout=embedding_dropout,
+            num_experts=num_experts,
+            **common,
         )
     else:
         (features,) = tuple(input_shape)
         outputs = 1 if kind.name == "regression" else features if kind.name == "next_frame" else num_classes
         model = TrellisNet(
-            hidden_units, output_units, num_levels, input_dim=features, num_outputs=outputs,
-            embedding_dim=embedding_dim, return_sequences=kind.per_step,
-            output_activation=kind.output_activation, **common,
+            hidden_units,
+            output_units,
+            num_levels,
+            input_dim=features,
+            num_outputs=outputs,
+            embedding_dim=embedding_dim,
+            return_sequences=kind.per_step,
+            output_activation=kind.output_activation,
+            **common,
         )
 
     def compile_model(m, main_only, shared_optimizer=None):
@@ -124,7 +164,11 @@ def trellisnet_model(
     trainer = compile_model(model, main_only=False)
     # The predictor shares the trainer's weights and optimizer: saved with an
     # optimizer never built, it warned on every reload.
-    predictor = compile_model(keras.Model(model.input, model.output["output"], name="trellisnet_main"),
-                              main_only=True, shared_optimizer=trainer.optimizer)
-    return Built(trainer, predictor, dataset_map=_deep_supervision_targets, callbacks=callbacks,
-                 trainer_metric_prefix="output_")
+    predictor = compile_model(
+        keras.Model(model.input, model.output["output"], name="trellisnet_main"),
+        main_only=True,
+        shared_optimizer=trainer.optimizer,
+    )
+    return Built(
+        trainer, predictor, dataset_map=_deep_supervision_targets, callbacks=callbacks, trainer_metric_prefix="output_"
+    )

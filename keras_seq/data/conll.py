@@ -34,9 +34,7 @@ from keras_seq.data import text_files
 from keras_seq.data import tokens
 
 _CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "UCP", "VP")
-CONLL2000_CHUNK_TAGS = tuple(
-    sorted(["O"] + [f"{p}-{t}" for t in _CHUNK_TYPES for p in ("B", "I")])
-)
+CONLL2000_CHUNK_TAGS = tuple(sorted(["O"] + [f"{p}-{t}" for t in _CHUNK_TYPES for p in ("B", "I")]))
 CONLL2000_VALID_SENTENCES = 894  # the last 894 of the 8936 training sentences
 _SPLITS = {"train": 8936, "test": 2012, "train_minus_valid": 8042, "valid": 894}
 
@@ -86,10 +84,7 @@ def _file_sentences(split, data_dir):
 def vocabularies(data_dir, lowercase, min_count, vocabulary_from="train"):
     """(id -> word list, id -> POS tag list), both from `vocabulary_from`."""
     if vocabulary_from not in ("train", "train_minus_valid"):
-        raise ValueError(
-            "vocabulary_from must be 'train' or 'train_minus_valid', "
-            f"got {vocabulary_from!r}."
-        )
+        raise ValueError(f"vocabulary_from must be 'train' or 'train_minus_valid', got {vocabulary_from!r}.")
     path = text_files.find("conll2000/train.txt", data_dir)
 
     def build():
@@ -101,9 +96,7 @@ def vocabularies(data_dir, lowercase, min_count, vocabulary_from="train"):
         pos = [tokens.PAD, tokens.OOV] + sorted(pos_counter)
         return words, pos
 
-    return parse_cache.memo(
-        "conll_vocab", path, build, bool(lowercase), min_count, vocabulary_from
-    )
+    return parse_cache.memo("conll_vocab", path, build, bool(lowercase), min_count, vocabulary_from)
 
 
 def _load_conll(

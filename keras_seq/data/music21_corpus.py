@@ -207,16 +207,23 @@ def cached(name, limit=None, cache_dir=None):
     if os.path.isfile(path):
         try:
             with np.load(path, allow_pickle=False) as data:
-                out = {k[:-5]: _unpack_checked(k[:-5], data[k[:-5] + "_flat"], data[k])
-                       for k in data.files if k.endswith("_lens")}
+                out = {
+                    k[:-5]: _unpack_checked(k[:-5], data[k[:-5] + "_flat"], data[k])
+                    for k in data.files
+                    if k.endswith("_lens")
+                }
                 out["seconds"] = float(data["seconds"])
             expected = {"rolls", "melodies"} if name == "bach" else {"melodies"}
             if set(out) - {"seconds"} != expected:
                 raise ValueError(f"it holds {sorted(set(out) - {'seconds'})}, not {sorted(expected)}")
             return out
         except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as error:
-            print(f"keras_seq.data: the music21 cache {path} is damaged ({type(error).__name__}: {error}); "
-                  "converting the corpus again.", file=sys.stderr, flush=True)
+            print(
+                f"keras_seq.data: the music21 cache {path} is damaged ({type(error).__name__}: {error}); "
+                "converting the corpus again.",
+                file=sys.stderr,
+                flush=True,
+            )
             os.remove(path)
     if name == "bach":
         rolls, melodies, seconds = convert_bach(limit)
@@ -303,7 +310,8 @@ registry.register(
 registry.register(
     registry.DatasetInfo(
         name="kinderlieder",
-        description="Essen folksong collection, German children's songs (music21 corpus), pitch events; next-pitch prediction.",
+        description="Essen folksong collection, German children's songs (music21 corpus), pitch events; "
+        "next-pitch prediction.",
         task="next_token",
         splits=KINDERLIEDER_SPLITS,
         input_shape=(),

@@ -90,8 +90,9 @@ def read_root(path):
             with open(path, "rb") as handle:
                 data = handle.read(MAX_MEMBER_BYTES + 1)
             if len(data) > MAX_MEMBER_BYTES:
-                raise ValueError(f"{path}: more than {MAX_MEMBER_BYTES:,} bytes, more than a MusicXML score holds; "
-                                 "not reading it.")
+                raise ValueError(
+                    f"{path}: more than {MAX_MEMBER_BYTES:,} bytes, more than a MusicXML score holds; not reading it."
+                )
         else:
             raise UnsupportedMusicXML(f"{path}: not a MusicXML file")
         root = ElementTree.fromstring(data)

@@ -65,7 +65,12 @@ def fold_roles(protocol, fold):
     others = [f for f in range(NUM_FOLDS) if f != fold]
     valid = (fold + 1) % NUM_FOLDS
     if protocol == "cv":
-        return {"train": others, "test": [fold], "valid": [valid], "train_minus_valid": [f for f in others if f != valid]}
+        return {
+            "train": others,
+            "test": [fold],
+            "valid": [valid],
+            "train_minus_valid": [f for f in others if f != valid],
+        }
     if protocol == "ms":
         return {"train": [fold], "valid": [valid], "test": [f for f in others if f != valid]}
     raise ValueError(f"`protocol` must be 'cv' or 'ms'; got {protocol!r}.")

@@ -40,8 +40,7 @@ def check_sequences(sequences, info):
     for i, (x, y) in enumerate(zip(sequences.inputs, sequences.targets)):
         if x.shape[1:] != tuple(info.input_shape):
             raise ValueError(
-                f"{info.name}: sequence {i} has steps of shape {x.shape[1:]}, "
-                f"expected {tuple(info.input_shape)}."
+                f"{info.name}: sequence {i} has steps of shape {x.shape[1:]}, expected {tuple(info.input_shape)}."
             )
         if len(x) == 0:
             raise ValueError(f"{info.name}: sequence {i} is empty.")
@@ -56,8 +55,7 @@ def check_sequences(sequences, info):
         raise ValueError(f"{info.name}: piano rolls must be binary.")
     if info.num_classes is not None and (targets.min() < 0 or targets.max() >= info.num_classes):
         raise ValueError(
-            f"{info.name}: targets must lie in [0, {info.num_classes - 1}]; got "
-            f"{targets.min()}..{targets.max()}."
+            f"{info.name}: targets must lie in [0, {info.num_classes - 1}]; got {targets.min()}..{targets.max()}."
         )
     if info.column_vocabulary_sizes is not None:
         for column, size in enumerate(info.column_vocabulary_sizes):
@@ -69,8 +67,7 @@ def check_sequences(sequences, info):
                 )
     elif info.vocabulary_size is not None and (inputs.min() < 0 or inputs.max() >= info.vocabulary_size):
         raise ValueError(
-            f"{info.name}: token ids must lie in [0, {info.vocabulary_size - 1}]; got "
-            f"{inputs.min()}..{inputs.max()}."
+            f"{info.name}: token ids must lie in [0, {info.vocabulary_size - 1}]; got {inputs.min()}..{inputs.max()}."
         )
 
 
@@ -155,7 +152,8 @@ def shuffled(tensors, seed, epoch=None):
     def one_pass(_):
         key = tf.stack([tf.constant(seed, "int64"), tf.cast(epoch, "int64")])
         return tf.data.Dataset.from_tensor_slices(
-            tf.random.experimental.stateless_shuffle(tf.range(size, dtype="int64"), seed=key))
+            tf.random.experimental.stateless_shuffle(tf.range(size, dtype="int64"), seed=key)
+        )
 
     def example(index):
         return tf.nest.map_structure(lambda tensor: tf.gather(tensor, index), tensors)
@@ -172,10 +170,7 @@ def stream_windows(sequences, batch_size, bptt):
     rows = len(inputs) // batch_size
     windows = rows // bptt
     if windows == 0:
-        raise ValueError(
-            f"A stream of {len(inputs)} tokens is too short for batch_size={batch_size} "
-            f"and bptt={bptt}."
-        )
+        raise ValueError(f"A stream of {len(inputs)} tokens is too short for batch_size={batch_size} and bptt={bptt}.")
     used = windows * bptt
 
     def cut(stream):

@@ -57,12 +57,9 @@ def _stream_tokens(level, split, data_dir):
             path = text_files.find(f"ptb/ptb.{split}.txt", data_dir)
         except FileNotFoundError as also_missing:
             raise FileNotFoundError(
-                f"{missing} It can also be derived from the word-level file, "
-                f"but that is missing too: {also_missing}"
+                f"{missing} It can also be derived from the word-level file, but that is missing too: {also_missing}"
             ) from None
-        return path, parse_cache.memo(
-            "ptb_char_from_words", path, lambda: _char_tokens_from_words(path)
-        )
+        return path, parse_cache.memo("ptb_char_from_words", path, lambda: _char_tokens_from_words(path))
     return path, parse_cache.memo("ptb_char_tokens", path, lambda: _word_tokens(path))
 
 
@@ -73,9 +70,7 @@ def stream_vocabulary(level, data_dir):
 
 def _stream_vocabulary_and_path(level, data_dir):
     path, train_tokens = _stream_tokens(level, "train", data_dir)
-    vocab = parse_cache.memo(
-        f"ptb_{level}_vocab", path, lambda: tokens.ranked(collections.Counter(train_tokens))
-    )
+    vocab = parse_cache.memo(f"ptb_{level}_vocab", path, lambda: tokens.ranked(collections.Counter(train_tokens)))
     return vocab, path
 
 
@@ -92,9 +87,7 @@ def _stream_ids(level, split, data_dir):
             else:
                 ids = [index.get(t, unk) for t in split_tokens]
         except KeyError as error:
-            raise ValueError(
-                f"{path}: symbol {error.args[0]!r} is not in the training vocabulary."
-            ) from None
+            raise ValueError(f"{path}: symbol {error.args[0]!r} is not in the training vocabulary.") from None
         return np.array(ids, dtype="int32")
 
     return parse_cache.memo(f"ptb_{level}_ids", path, build, os.path.abspath(train_path))

@@ -91,9 +91,7 @@ def info_for_features(info, column_vocabulary_sizes, default="words"):
 
 def get(name):
     if name not in _REGISTRY:
-        raise ValueError(
-            f"Unknown dataset {name!r}. Known datasets: {', '.join(sorted(_REGISTRY))}."
-        )
+        raise ValueError(f"Unknown dataset {name!r}. Known datasets: {', '.join(sorted(_REGISTRY))}.")
     return _REGISTRY[name]
 
 
@@ -105,11 +103,15 @@ def options(name):
     """The names of the keyword options dataset `name`'s loader takes: its
     arguments after `split` and `data_dir`, less private `_`-names."""
     parameters = inspect.signature(get(name).load).parameters
-    return tuple(sorted(
-        key for key, parameter in parameters.items()
-        if key not in ("split", "data_dir") and not key.startswith("_")
-        and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
-    ))
+    return tuple(
+        sorted(
+            key
+            for key, parameter in parameters.items()
+            if key not in ("split", "data_dir")
+            and not key.startswith("_")
+            and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        )
+    )
 
 
 def check_options(name, given):
@@ -118,14 +120,10 @@ def check_options(name, given):
     allowed = options(name)
     unknown = sorted(set(given) - set(allowed))
     if unknown:
-        raise TypeError(
-            f"Dataset {name!r} got unknown option(s) {unknown}; it accepts {', '.join(allowed) or 'none'}."
-        )
+        raise TypeError(f"Dataset {name!r} got unknown option(s) {unknown}; it accepts {', '.join(allowed) or 'none'}.")
 
 
 def check_split(name, split):
     splits = get(name).info.splits
     if split not in splits:
-        raise ValueError(
-            f"Dataset {name!r} has no split {split!r}; its splits are {sorted(splits)}."
-        )
+        raise ValueError(f"Dataset {name!r} has no split {split!r}; its splits are {sorted(splits)}.")

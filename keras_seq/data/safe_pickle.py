@@ -64,13 +64,10 @@ def load(path, allowed=frozenset(), encoding="ASCII"):
     except (OSError, EOFError) as error:
         raise ValueError(f"{path}: cannot read the file ({error}); is it truncated?") from error
     try:
-        return _RestrictedUnpickler(
-            io.BytesIO(data), allowed, path, encoding=encoding
-        ).load()
+        return _RestrictedUnpickler(io.BytesIO(data), allowed, path, encoding=encoding).load()
     except UnsafePickleError:
         raise
     except Exception as error:
         raise ValueError(
-            f"{path}: not a readable pickle ({type(error).__name__}: {error}); "
-            "the file may be corrupt or truncated."
+            f"{path}: not a readable pickle ({type(error).__name__}: {error}); the file may be corrupt or truncated."
         ) from error

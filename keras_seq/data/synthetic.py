@@ -124,7 +124,8 @@ registry.register(
 registry.register(
     registry.DatasetInfo(
         name="copy_memory",
-        description="Copy memory (delay T=500 by default, option delay=; TCN-paper layout, option marker=\"single\" for one delimiter): repeat 10 digits after the delimiter.",
+        description='Copy memory (delay T=500 by default, option delay=; TCN-paper layout, option marker="single" '
+        "for one delimiter): repeat 10 digits after the delimiter.",
         task="labelling",
         splits={"train": 30000, "valid": 1000, "test": 6000},
         input_shape=(),

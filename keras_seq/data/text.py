@@ -28,8 +28,8 @@ from keras_seq.data.text_vocabularies import vocabulary
 from keras_seq.data.tokens import EOS
 from keras_seq.data.tokens import OOV
 from keras_seq.data.tokens import PAD
-from keras_seq.data.treebank import read_trees
 from keras_seq.data.treebank import read_treebank
+from keras_seq.data.treebank import read_trees
 from keras_seq.data.treebank import tree_leaves
 from keras_seq.data.wsj_pos import WSJ_SPLIT_FILES
 

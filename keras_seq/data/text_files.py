@@ -13,9 +13,7 @@ from keras_seq.data import files
 SHA256 = {
     "conll2000/train.txt": "82033cd7a72b209923a98007793e8f9de3abc1c8b79d646c50648eb949b87cea",
     "conll2000/test.txt": "73b7b1e565fa75a1e22fe52ecdf41b6624d6f59dacb591d44252bf4d692b1628",
-    "ptb_wsj_pos_sample/treebank.zip": (
-        "9da92d76c3666cfb6cddeaed0f7e86b344cce0f0928a286d439e555f19c37399"
-    ),
+    "ptb_wsj_pos_sample/treebank.zip": ("9da92d76c3666cfb6cddeaed0f7e86b344cce0f0928a286d439e555f19c37399"),
     "ptb/ptb.train.txt": "fcea919f6cf83f35d4d00c6cbf08040d13d4155226340912e2fef9c9c4102cbf",
     "ptb/ptb.valid.txt": "c9fe6985fe0d4ccb578183407d7668fc6066c20700cb4cf87d8ff1cc34df1bf2",
     "ptb/ptb.test.txt": "dd65dff31e70846b2a6030a87482edcd5d199130cdcfa1f3dccbb033728deee0",

@@ -24,9 +24,7 @@ def vocabulary(name, data_dir=None, **options):
         )
         return list(words)
     if name == "wsj_pos":
-        words, _ = wsj_pos.vocabularies(
-            data_dir, options.get("lowercase", False), options.get("min_count", 1)
-        )
+        words, _ = wsj_pos.vocabularies(data_dir, options.get("lowercase", False), options.get("min_count", 1))
         return list(words)
     if name in ("ptb_word", "ptb_char"):
         return list(ptb.stream_vocabulary(name[4:], data_dir))

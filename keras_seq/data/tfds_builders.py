@@ -15,7 +15,6 @@ the order of examples when it writes them).
 import os
 
 import numpy as np
-
 import tensorflow_datasets as tfds
 
 from keras_seq.data import load_arrays

@@ -57,8 +57,7 @@ def read_trees(text, source="<string>"):
             expect_label = False
     if stack:
         raise ValueError(
-            f"{source}, line {stack[-1][2]}: unbalanced '(' never closed "
-            f"(end of file reached at line {line})."
+            f"{source}, line {stack[-1][2]}: unbalanced '(' never closed (end of file reached at line {line})."
         )
     return trees
 
@@ -73,8 +72,7 @@ def tree_leaves(tree, source="<string>"):
         if words:
             if len(children) != 1:
                 raise ValueError(
-                    f"{source}, line {line}: malformed node ({label} ...): a word "
-                    "must be the only child of its tag."
+                    f"{source}, line {line}: malformed node ({label} ...): a word must be the only child of its tag."
                 )
             leaves.append((words[0], label))
         elif not children:

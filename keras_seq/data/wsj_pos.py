@@ -96,8 +96,7 @@ def _load_wsj(split, data_dir=None, train_sentences=None, lowercase=False, min_c
             or not 0 < train_sentences <= len(sentences)
         ):
             raise ValueError(
-                f"train_sentences must be None or an integer in [1, {len(sentences)}], "
-                f"got {train_sentences!r}."
+                f"train_sentences must be None or an integer in [1, {len(sentences)}], got {train_sentences!r}."
             )
         sentences = sentences[: int(train_sentences)]
     words, tags = vocabularies(data_dir, lowercase, min_count)
@@ -113,7 +112,7 @@ def _load_wsj(split, data_dir=None, train_sentences=None, lowercase=False, min_c
         try:
             targets.append(np.array([tag_index[x] for x in t], dtype="int32"))
         except KeyError as error:
-            raise ValueError(f"wsj_pos {split}: tag {error.args[0]!r} not seen in train.")
+            raise ValueError(f"wsj_pos {split}: tag {error.args[0]!r} not seen in train.") from None
     return registry.Sequences(inputs, targets)
 
 
@@ -138,6 +137,4 @@ _INFO = registry.DatasetInfo(
 )
 
 
-registry.register(
-    _INFO, _load_wsj, registry.info_for_features(_INFO, {"words+lexical": LEXICAL_VOCABULARY_SIZES})
-)
+registry.register(_INFO, _load_wsj, registry.info_for_features(_INFO, {"words+lexical": LEXICAL_VOCABULARY_SIZES}))

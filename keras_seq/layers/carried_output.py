@@ -28,9 +28,7 @@ class CarriedOutputCell:
         if self.recurrent_dropout == 0:
             return None
         if getattr(self, "_recurrent_dropout_mask", None) is None:
-            step_input = ops.ones(
-                (ops.shape(step_input)[0], self.memory_size), dtype=self.compute_dtype
-            )
+            step_input = ops.ones((ops.shape(step_input)[0], self.memory_size), dtype=self.compute_dtype)
         return super().get_recurrent_dropout_mask(step_input)
 
 
@@ -78,8 +76,10 @@ class CarriedOutputRNN(RNN):
                 )
             memory = memory[0]
         memory = ops.convert_to_tensor(memory)
-        if len(memory.shape) != 2 or memory.shape[-1] != size or (
-            None not in (expected[0], memory.shape[0]) and memory.shape[0] != expected[0]
+        if (
+            len(memory.shape) != 2
+            or memory.shape[-1] != size
+            or (None not in (expected[0], memory.shape[0]) and memory.shape[0] != expected[0])
         ):
             raise ValueError(
                 f"{name} initial_state must have shape (batch, {self.memory_size_name}) = "

@@ -43,8 +43,15 @@ class FeatureEmbedding(keras.layers.Layer):
     ```
     """
 
-    def __init__(self, input_dims, output_dim, mask_zero=False, embeddings_initializer="uniform",
-                 embeddings_regularizer=None, **kwargs):
+    def __init__(
+        self,
+        input_dims,
+        output_dim,
+        mask_zero=False,
+        embeddings_initializer="uniform",
+        embeddings_regularizer=None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.input_dims = validation.positive_int_sequence("input_dims", input_dims)
         validation.positive_int("output_dim", output_dim)
@@ -66,8 +73,10 @@ class FeatureEmbedding(keras.layers.Layer):
                 f"input_dims entry); got shape {tuple(input_shape)}."
             )
         self.embeddings = self.add_weight(
-            shape=(sum(self.input_dims), self.output_dim), initializer=self.embeddings_initializer,
-            regularizer=self.embeddings_regularizer, name="embeddings",
+            shape=(sum(self.input_dims), self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            name="embeddings",
         )
 
     def call(self, inputs):

@@ -12,14 +12,15 @@ from keras import constraints
 from keras import initializers
 from keras import ops
 from keras import regularizers
-from keras_seq.layers import validation
-from keras_seq.layers.carried_output import CarriedOutputCell
-from keras_seq.layers.carried_output import CarriedOutputRNN
 
 # Keras keeps the dropout-mask machinery of its RNN cells in this mixin; it has
 # no public alias, and `keras.layers.RNN` only pre-creates masks (which JAX's
 # scan needs) for cells that inherit from it.
 from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
+
+from keras_seq.layers import validation
+from keras_seq.layers.carried_output import CarriedOutputCell
+from keras_seq.layers.carried_output import CarriedOutputRNN
 
 _OUTPUTS = ("memory", "functional")
 # Argument prefix -> weight name (the weight names are public API).
@@ -186,14 +187,11 @@ class LinearMemoryCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
             self.output_size = self.units
 
     def build(self, input_shape):
-        validation.rank(
-            "LinearMemoryCell step input", input_shape, 2, "(batch, features)"
-        )
+        validation.rank("LinearMemoryCell step input", input_shape, 2, "(batch, features)")
         input_dim = input_shape[-1]
         if input_dim is None:
             raise ValueError(
-                "LinearMemoryCell needs a known feature dimension; got step "
-                f"input shape {tuple(input_shape)}."
+                f"LinearMemoryCell needs a known feature dimension; got step input shape {tuple(input_shape)}."
             )
         shapes = {
             "kernel": (input_dim, self.units),
@@ -231,14 +229,10 @@ class LinearMemoryCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
 
         # Functional component (eq. 3).
         h = self.activation(
-            ops.matmul(inputs, self.kernel)
-            + ops.matmul(m_into_functional, self.recurrent_kernel)
-            + self.bias
+            ops.matmul(inputs, self.kernel) + ops.matmul(m_into_functional, self.recurrent_kernel) + self.bias
         )
         # Linear memory (eq. 4).
-        m = ops.matmul(h, self.memory_kernel) + ops.matmul(
-            m_prev, self.memory_recurrent_kernel
-        )
+        m = ops.matmul(h, self.memory_kernel) + ops.matmul(m_prev, self.memory_recurrent_kernel)
         if self.memory_bias is not None:
             m = m + self.memory_bias
         # Keras' type promotion computes some float64 ops in float32 on JAX
@@ -255,10 +249,7 @@ class LinearMemoryCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
         return self.memory_units
 
     def get_initial_state(self, batch_size=None):
-        return [
-            ops.zeros((batch_size, size), dtype=self.compute_dtype)
-            for size in self.state_size
-        ]
+        return [ops.zeros((batch_size, size), dtype=self.compute_dtype) for size in self.state_size]
 
     def get_config(self):
         config = {
@@ -342,9 +333,7 @@ class LMN(CarriedOutputRNN):
         zero_output_for_mask=False,
         **kwargs,
     ):
-        cell_kwargs = {
-            key: kwargs.pop(key) for key in list(kwargs) if key in _CELL_ARGUMENTS
-        }
+        cell_kwargs = {key: kwargs.pop(key) for key in list(kwargs) if key in _CELL_ARGUMENTS}
         cell = LinearMemoryCell(
             units,
             memory_units,
@@ -396,9 +385,5 @@ class LMN(CarriedOutputRNN):
 
 _CELL_ARGUMENTS = frozenset(
     ["use_memory_bias", "activation", "dropout", "recurrent_dropout", "seed"]
-    + [
-        f"{weight}_{kind}"
-        for weight in _WEIGHTS
-        for kind in ("initializer", "regularizer", "constraint")
-    ]
+    + [f"{weight}_{kind}" for weight in _WEIGHTS for kind in ("initializer", "regularizer", "constraint")]
 )

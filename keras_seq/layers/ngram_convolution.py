@@ -56,8 +56,15 @@ class NgramConvolution(keras.layers.Layer):
     (2, 7, 8)
     """
 
-    def __init__(self, filters, widths=(3, 5), activation="relu", kernel_initializer="glorot_uniform",
-                 kernel_regularizer=None, **kwargs):
+    def __init__(
+        self,
+        filters,
+        widths=(3, 5),
+        activation="relu",
+        kernel_initializer="glorot_uniform",
+        kernel_regularizer=None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         validation.positive_int("filters", filters)
         if not widths:
@@ -71,9 +78,14 @@ class NgramConvolution(keras.layers.Layer):
         self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
         self.convolutions = [
             keras.layers.Conv1D(
-                self.filters, width, padding="same", activation=self.activation,
-                kernel_initializer=self.kernel_initializer, kernel_regularizer=self.kernel_regularizer,
-                dtype=self.dtype_policy, name=f"width_{width}",
+                self.filters,
+                width,
+                padding="same",
+                activation=self.activation,
+                kernel_initializer=self.kernel_initializer,
+                kernel_regularizer=self.kernel_regularizer,
+                dtype=self.dtype_policy,
+                name=f"width_{width}",
             )
             for width in self.widths
         ]
@@ -104,7 +116,8 @@ class NgramConvolution(keras.layers.Layer):
             "activation": keras.activations.serialize(self.activation),
             "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
             "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer)
-            if self.kernel_regularizer else None,
+            if self.kernel_regularizer
+            else None,
         }
 
 

@@ -22,9 +22,6 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 from keras import tree
-from keras_seq.layers import validation
-from keras_seq.layers.carried_output import CarriedOutputCell
-from keras_seq.layers.carried_output import CarriedOutputRNN
 
 # The loop `keras.layers.RNN` runs (`backend.rnn`) has no public alias.
 from keras.src import backend
@@ -33,6 +30,10 @@ from keras.src import backend
 # no public alias, and `keras.layers.RNN` only pre-creates masks (which JAX's
 # scan needs) for cells that inherit from it.
 from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
+
+from keras_seq.layers import validation
+from keras_seq.layers.carried_output import CarriedOutputCell
+from keras_seq.layers.carried_output import CarriedOutputRNN
 
 _LOW_PRECISION = ("float16", "bfloat16")
 
@@ -336,10 +337,7 @@ class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
         validation.rank("SCRBMCell step input", input_shape, 2, "(batch, features)")
         width = input_shape[-1]
         if width is None:
-            raise ValueError(
-                "SCRBMCell needs a known feature dimension; got step input "
-                f"shape {tuple(input_shape)}."
-            )
+            raise ValueError(f"SCRBMCell needs a known feature dimension; got step input shape {tuple(input_shape)}.")
         self.input_dim = width - self.num_classes if self.teacher_forcing else width
         if self.input_dim < 1:
             raise ValueError(
@@ -416,9 +414,7 @@ class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
         `label_term` is `onehot(y_t) U` (teacher forcing) or `None`
         (Algorithm 1)."""
         pre_activation = projected + ops.matmul(h_prev, recurrent_kernel)
-        logits = _class_logits(
-            pre_activation, label_kernel, label_bias, self.compute_dtype
-        )
+        logits = _class_logits(pre_activation, label_kernel, label_bias, self.compute_dtype)
         probabilities = ops.softmax(logits, axis=-1)
         if label_term is None:
             label_term = ops.matmul(probabilities, label_kernel)
@@ -428,9 +424,7 @@ class SCRBMCell(keras.layers.Layer, CarriedOutputCell, DropoutRNNCell):
 
     def class_logits(self, pre_activation):
         """Logits `-F(y)` of every class (eq. 6-7) from `a_t`, `(batch, K)`."""
-        return _class_logits(
-            pre_activation, self.label_kernel, self.label_bias, self.compute_dtype
-        )
+        return _class_logits(pre_activation, self.label_kernel, self.label_bias, self.compute_dtype)
 
     def _split_labels(self, inputs):
         width = inputs.shape[-1]
@@ -542,11 +536,7 @@ class SCRBM(CarriedOutputRNN):
         zero_output_for_mask=False,
         **kwargs,
     ):
-        cell_kwargs = {
-            key: kwargs.pop(key)
-            for key in list(kwargs)
-            if key in _CELL_ARGUMENTS
-        }
+        cell_kwargs = {key: kwargs.pop(key) for key in list(kwargs) if key in _CELL_ARGUMENTS}
         cell = SCRBMCell(
             units,
             num_classes,
@@ -572,9 +562,7 @@ class SCRBM(CarriedOutputRNN):
         super().build(sequences_shape, initial_state_shape)
         self.input_spec = keras.layers.InputSpec(ndim=3, axes={-1: self.cell.input_dim})
 
-    def compute_output_shape(
-        self, sequences_shape, labels_shape=None, initial_state_shape=None
-    ):
+    def compute_output_shape(self, sequences_shape, labels_shape=None, initial_state_shape=None):
         return super().compute_output_shape(sequences_shape)
 
     def call(
@@ -596,9 +584,7 @@ class SCRBM(CarriedOutputRNN):
             # (features, then the label columns it never applies to), so a
             # seed gives the same mask on both paths.
             width = sequences.shape[-1] + (0 if labels is None else cell.num_classes)
-            dp_mask = cell.get_dropout_mask(
-                ops.ones((ops.shape(sequences)[0], width), dtype=sequences.dtype)
-            )
+            dp_mask = cell.get_dropout_mask(ops.ones((ops.shape(sequences)[0], width), dtype=sequences.dtype))
             if training:
                 features = dp_mask[:, : sequences.shape[-1]]
                 sequences = sequences * ops.expand_dims(features, 1)
@@ -608,9 +594,7 @@ class SCRBM(CarriedOutputRNN):
         # then runs `inner_loop` over these projections.
         projected = ops.matmul(sequences, cell.kernel) + cell.bias
         if labels is not None:
-            projected = ops.concatenate(
-                [projected, ops.matmul(labels, cell.label_kernel)], axis=-1
-            )
+            projected = ops.concatenate([projected, ops.matmul(labels, cell.label_kernel)], axis=-1)
         try:
             return validation.guard(self._run(projected, initial_state, mask, training), failed)
         except Exception:

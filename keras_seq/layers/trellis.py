@@ -295,23 +295,16 @@ class TrellisBlock(keras.layers.Layer):
         only the input; deeper levels add their hidden taps and `c_{t-d}`)."""
         k = self.kernel_size
         span = (k - 1) * self._dilation(0)
-        span += sum(
-            max(k - 1, 1) * self._dilation(level) for level in range(1, self.num_levels)
-        )
+        span += sum(max(k - 1, 1) * self._dilation(level) for level in range(1, self.num_levels))
         return 1 + span
 
     def _dilation(self, level):
         return self.dilations[level % len(self.dilations)]
 
     def build(self, sequences_shape, initial_state_shape=None):
-        validation.rank(
-            "TrellisBlock inputs", sequences_shape, 3, "(batch, time, features)"
-        )
+        validation.rank("TrellisBlock inputs", sequences_shape, 3, "(batch, time, features)")
         if sequences_shape[-1] is None:
-            raise ValueError(
-                "TrellisBlock needs a known feature dimension; got input shape "
-                f"{tuple(sequences_shape)}."
-            )
+            raise ValueError(f"TrellisBlock needs a known feature dimension; got input shape {tuple(sequences_shape)}.")
         self.input_dim = int(sequences_shape[-1])
         self.input_spec = keras.layers.InputSpec(ndim=3, axes={-1: self.input_dim})
         width = 4 * self.hidden_units
@@ -343,12 +336,8 @@ class TrellisBlock(keras.layers.Layer):
             shift[f : f + self.hidden_units] = self.forget_bias
             self.bias.assign(self.bias + ops.cast(shift, self.bias.dtype))
         if self.weight_norm:
-            self.input_kernel_gain = self.add_weight(
-                shape=(width,), name="input_kernel_gain", initializer="ones"
-            )
-            self.hidden_kernel_gain = self.add_weight(
-                shape=(width,), name="hidden_kernel_gain", initializer="ones"
-            )
+            self.input_kernel_gain = self.add_weight(shape=(width,), name="input_kernel_gain", initializer="ones")
+            self.hidden_kernel_gain = self.add_weight(shape=(width,), name="hidden_kernel_gain", initializer="ones")
             self.input_kernel_gain.assign(_channel_norm(self.input_kernel))
             self.hidden_kernel_gain.assign(_channel_norm(self.hidden_kernel))
         if self.stateful:
@@ -361,8 +350,10 @@ class TrellisBlock(keras.layers.Layer):
                 )
             self.state_h, self.state_c = (
                 self.add_weight(
-                    shape=(int(batch), self.hidden_units), name=name,
-                    initializer="zeros", trainable=False,
+                    shape=(int(batch), self.hidden_units),
+                    name=name,
+                    initializer="zeros",
+                    trainable=False,
                 )
                 for name in ("state_h", "state_c")
             )
@@ -386,9 +377,7 @@ class TrellisBlock(keras.layers.Layer):
         masks += [None, None] if self.return_state else []
         return masks[0] if len(masks) == 1 else masks
 
-    def call(
-        self, sequences, initial_state=None, training=False, mask=None, sequences_mask=None
-    ):
+    def call(self, sequences, initial_state=None, training=False, mask=None, sequences_mask=None):
         mask = validation.sequence_mask("TrellisBlock inputs", sequences, mask, sequences_mask)
         step_mask = _step_mask(mask)
         if step_mask is not None:  # padded steps read as zero input
@@ -400,9 +389,7 @@ class TrellisBlock(keras.layers.Layer):
             h0, c0 = self._stored_state(sequences)
         else:
             h0, c0 = self._initial_state(sequences, initial_state)
-        input_kernel, hidden_kernel = self._kernels(
-            weight_dropout=bool(training) and self.weight_dropout > 0
-        )
+        input_kernel, hidden_kernel = self._kernels(weight_dropout=bool(training) and self.weight_dropout > 0)
         # Variational hidden dropout: one mask on conv_h's input (history
         # padding included) at every level; the levels' outputs stay unmasked.
         dropout_mask = self._dropout_mask(h0) if training and self.dropout > 0 else None
@@ -424,21 +411,21 @@ class TrellisBlock(keras.layers.Layer):
             )
 
         pre_activation = _PreActivation(
-            sequences, input_kernel, hidden_kernel, self.bias, self._level_dilations(),
+            sequences,
+            input_kernel,
+            hidden_kernel,
+            self.bias,
+            self._level_dilations(),
             self._fold_input(int(sequences.shape[-1])),
         )
         # Only the output channels of the top level are read, unless its
         # full (h, c) is returned or stored.
-        top_channels = (
-            self.hidden_units if self.return_state or self.stateful else self.output_units
-        )
+        top_channels = self.hidden_units if self.return_state or self.stateful else self.output_units
         channels = top_channels if self.num_levels == 1 else self.hidden_units
 
         def level_fn(level, h, c, channels=self.hidden_units):
             h_in = h if dropout_mask is None else h * dropout_mask
-            return keep_real_steps(
-                *self._level(pre_activation, level, h_in, c, h_pad, c_pad, channels)
-            )
+            return keep_real_steps(*self._level(pre_activation, level, h_in, c, h_pad, c_pad, channels))
 
         if step_mask is None or zero_history:
             h, c = keep_real_steps(*self._first_level(pre_activation, h_pad, c_pad, channels))
@@ -450,6 +437,7 @@ class TrellisBlock(keras.layers.Layer):
 
         for start, cycles in self._level_plan():
             if cycles:  # whole cycles of the dilations, one loop body
+
                 def cycle(_, carry, start=start):
                     for level in range(start, start + len(self.dilations)):
                         carry = level_fn(level, *carry)
@@ -603,8 +591,7 @@ class TrellisBlock(keras.layers.Layer):
         # A copy, so that the assignment at the end of the call does not
         # modify a tensor the backward pass still needs (PyTorch).
         return tuple(
-            ops.cast(ops.copy(ops.convert_to_tensor(v)), self.compute_dtype)
-            for v in (self.state_h, self.state_c)
+            ops.cast(ops.copy(ops.convert_to_tensor(v)), self.compute_dtype) for v in (self.state_h, self.state_c)
         )
 
     def reset_states(self):
@@ -628,13 +615,8 @@ class TrellisBlock(keras.layers.Layer):
         if initial_state is None:
             zeros = ops.zeros((batch, self.hidden_units), dtype=self.compute_dtype)
             return zeros, zeros
-        validation.trellis_state(
-            initial_state, sequences.shape[0], self.hidden_units
-        )
-        return tuple(
-            ops.cast(ops.convert_to_tensor(s), self.compute_dtype)
-            for s in initial_state
-        )
+        validation.trellis_state(initial_state, sequences.shape[0], self.hidden_units)
+        return tuple(ops.cast(ops.convert_to_tensor(s), self.compute_dtype) for s in initial_state)
 
     # ------------------------------------------------------------------
     # Theorem 1
@@ -670,14 +652,10 @@ class TrellisBlock(keras.layers.Layer):
         validation.positive_int("history", history)
         cell = getattr(lstm, "cell", lstm)
         if not isinstance(cell, keras.layers.LSTMCell):
-            raise ValueError(
-                "`from_lstm` expects a keras.layers.LSTM or LSTMCell; got "
-                f"{type(lstm).__name__}."
-            )
+            raise ValueError(f"`from_lstm` expects a keras.layers.LSTM or LSTMCell; got {type(lstm).__name__}.")
         if not cell.built:
             raise ValueError(
-                "`from_lstm` needs a built LSTM (call it once or call build); "
-                f"{lstm.name!r} is not built."
+                f"`from_lstm` needs a built LSTM (call it once or call build); {lstm.name!r} is not built."
             )
         if getattr(lstm, "go_backwards", False):
             raise ValueError("`from_lstm` cannot emulate an LSTM with go_backwards=True.")
@@ -696,17 +674,19 @@ class TrellisBlock(keras.layers.Layer):
         kwargs.setdefault("dtype", lstm.dtype_policy)
         units = cell.units
         block = cls(
-            units, units, history, kernel_size=2, dilations=(1,),
-            weight_norm=False, **kwargs,
+            units,
+            units,
+            history,
+            kernel_size=2,
+            dilations=(1,),
+            weight_norm=False,
+            **kwargs,
         )
         kernel = ops.convert_to_numpy(cell.kernel)
         input_dim = kernel.shape[0]
         block.build((None, None, input_dim))
         recurrent = ops.convert_to_numpy(cell.recurrent_kernel)
-        bias = (
-            ops.convert_to_numpy(cell.bias) if cell.use_bias
-            else np.zeros((4 * units,), kernel.dtype)
-        )
+        bias = ops.convert_to_numpy(cell.bias) if cell.use_bias else np.zeros((4 * units,), kernel.dtype)
         input_kernel = np.zeros((2, input_dim, 4 * units), kernel.dtype)
         hidden_kernel = np.zeros((2, units, 4 * units), kernel.dtype)
         input_kernel[1] = _reorder_gates(kernel, units)  # x_t
@@ -774,18 +754,14 @@ class _PreActivation:
         if fold:
             ones = ops.ones_like(sequences[..., :1])
             self.inputs = {
-                d: ops.concatenate(_input_taps(sequences, d, k) + [ones], axis=-1)
-                for d in sorted(set(dilations))
+                d: ops.concatenate(_input_taps(sequences, d, k) + [ones], axis=-1) for d in sorted(set(dilations))
             }
             self.input_kernel = ops.concatenate(
                 [ops.reshape(input_kernel, (-1, width)), ops.expand_dims(bias, 0)], axis=0
             )
             self.kernel = ops.concatenate([self.input_kernel, self.hidden_kernel], axis=0)
         else:
-            self.injected = {
-                d: _causal_conv(sequences, input_kernel, d) + bias
-                for d in sorted(set(dilations))
-            }
+            self.injected = {d: _causal_conv(sequences, input_kernel, d) + bias for d in sorted(set(dilations))}
 
     def input_part(self, level, columns):
         """`conv_x(x) + b` at `level`, the selected columns."""

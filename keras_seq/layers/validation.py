@@ -12,14 +12,8 @@ from keras import tree
 
 
 def positive_int(name, value, minimum=1):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < minimum
-    ):
-        raise ValueError(
-            f"`{name}` must be an integer >= {minimum}; got {value!r}."
-        )
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
 
 
 def rate(name, value):
@@ -28,42 +22,28 @@ def rate(name, value):
 
 
 def finite_float(name, value):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
-    ):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise ValueError(f"`{name}` must be a finite float; got {value!r}.")
 
 
 def rank(what, shape, expected, layout):
     shape = tuple(shape)
     if len(shape) != expected:
-        raise ValueError(
-            f"{what} must have rank {expected} {layout}; got shape {shape} "
-            f"(rank {len(shape)})."
-        )
+        raise ValueError(f"{what} must have rank {expected} {layout}; got shape {shape} (rank {len(shape)}).")
 
 
 def nonempty_time(what, shape):
     """Sequences need at least one step (a static length of 0 fails)."""
     if len(shape) > 1 and shape[1] == 0:
-        raise ValueError(
-            f"{what} must have at least one time step; got shape {tuple(shape)} "
-            "(length 0)."
-        )
+        raise ValueError(f"{what} must have at least one time step; got shape {tuple(shape)} (length 0).")
 
 
 def step_mask(mask, sequences_shape):
     """Checks a mask of shape `(batch, time)` against `(batch, time, ...)`."""
     shape = tuple(mask.shape)
     expected = tuple(sequences_shape[:2])
-    if len(shape) != 2 or any(
-        a is not None and b is not None and a != b for a, b in zip(shape, expected)
-    ):
-        raise ValueError(
-            f"`mask` must have shape (batch, time) = {expected}; got {shape}."
-        )
+    if len(shape) != 2 or any(a is not None and b is not None and a != b for a, b in zip(shape, expected)):
+        raise ValueError(f"`mask` must have shape (batch, time) = {expected}; got {shape}.")
 
 
 def sequence_mask(what, sequences, mask=None, sequences_mask=None):
@@ -90,15 +70,13 @@ def labels(labels, sequences_shape, num_classes):
         )
     if len(shape) == 3 and shape[-1] != num_classes:
         raise ValueError(
-            f"One-hot `labels` must have depth num_classes={num_classes}; got "
-            f"shape {shape} (depth {shape[-1]})."
+            f"One-hot `labels` must have depth num_classes={num_classes}; got shape {shape} (depth {shape[-1]})."
         )
     for axis, axis_name in ((0, "batch size"), (1, "number of time steps")):
         a, b = sequences_shape[axis], shape[axis]
         if a is not None and b is not None and a != b:
             raise ValueError(
-                f"`labels` and inputs have different {axis_name}: inputs "
-                f"{tuple(sequences_shape)}, labels {shape}."
+                f"`labels` and inputs have different {axis_name}: inputs {tuple(sequences_shape)}, labels {shape}."
             )
 
 
@@ -115,10 +93,7 @@ def label_values(labels, num_classes, mask=None):
     raise (TensorFlow under XLA)."""
     ids = len(labels.shape) == 2
     if ids:
-        what = (
-            f"class ids in `labels` must be integers in [0, {num_classes - 1}] "
-            f"(num_classes={num_classes})"
-        )
+        what = f"class ids in `labels` must be integers in [0, {num_classes - 1}] (num_classes={num_classes})"
     else:
         what = (
             "one-hot / distribution `labels` must have values in [0, 1] that "
@@ -144,16 +119,19 @@ def id_values(what, ids, sizes):
     bounds = np.asarray(sizes)
 
     def bad_steps(xp, values):
-        return _bad_label_steps(xp, values, bounds if xp is np else ops.convert_to_tensor(bounds, values.dtype),
-                                ids=True)
+        return _bad_label_steps(
+            xp, values, bounds if xp is np else ops.convert_to_tensor(bounds, values.dtype), ids=True
+        )
 
     def eager_message(values, index):
         size, column = (bounds[index[-1]], f" (column {index[-1]})") if bounds.ndim else (bounds, "")
         return f"{what} must be integers in [0, {size}){column}; got {values[index]!r} at {index}."
 
     if bounds.ndim:
-        traced = (f"{what} must be integers in [0, n), n the vocabulary size of their column "
-                  f"({bounds.tolist()}); got other values.")
+        traced = (
+            f"{what} must be integers in [0, n), n the vocabulary size of their column "
+            f"({bounds.tolist()}); got other values."
+        )
     else:
         traced = f"{what} must be integers in [0, {bounds}); got other values."
     return _checked(ids, bad_steps, eager_message, traced)
@@ -273,18 +251,9 @@ def positive_int_sequence(name, values):
     try:
         values = tuple(values)
     except TypeError:
-        raise ValueError(
-            f"`{name}` must be a non-empty sequence of integers >= 1; got "
-            f"{values!r}."
-        ) from None
-    if not values or any(
-        isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1
-        for v in values
-    ):
-        raise ValueError(
-            f"`{name}` must be a non-empty sequence of integers >= 1; got "
-            f"{values!r}."
-        )
+        raise ValueError(f"`{name}` must be a non-empty sequence of integers >= 1; got {values!r}.") from None
+    if not values or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1 for v in values):
+        raise ValueError(f"`{name}` must be a non-empty sequence of integers >= 1; got {values!r}.")
     return tuple(int(v) for v in values)
 
 
@@ -304,10 +273,7 @@ def trellis_state(state, batch_size, hidden_units):
             or shape[1] != hidden_units
             or (None not in (batch_size, shape[0]) and shape[0] != batch_size)
         ):
-            raise ValueError(
-                f"`initial_state` {what} must have shape (batch, hidden_units) "
-                f"= {expected}; got {shape}."
-            )
+            raise ValueError(f"`initial_state` {what} must have shape (batch, hidden_units) = {expected}; got {shape}.")
 
 
 def _describe(value):

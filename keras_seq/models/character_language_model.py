@@ -8,8 +8,11 @@ from keras_seq.models.task import Task
 
 
 def _stateful_layers(model):
-    return [layer for layer in model._flatten_layers(include_self=False)
-            if getattr(layer, "stateful", False) and hasattr(layer, "reset_states")]
+    return [
+        layer
+        for layer in model._flatten_layers(include_self=False)
+        if getattr(layer, "stateful", False) and hasattr(layer, "reset_states")
+    ]
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")
@@ -60,13 +63,13 @@ class CharacterLanguageModel(Task):
         window = window or (self.context if not stateful else 128)
         outputs = []
         for start in range(0, len(ids), window):
-            chunk = ids[start: start + window]
+            chunk = ids[start : start + window]
             if not stateful:  # a stateless backbone reads the preceding context too
                 begin = max(0, start + len(chunk) - self.context)
-                chunk = ids[begin: start + len(chunk)]
+                chunk = ids[begin : start + len(chunk)]
             batch = np.repeat(np.asarray(chunk, "int32")[None], self._batch, axis=0)
             logits = self.predict_steps(batch)[0].astype("float64")
-            logits = logits[-min(window, len(ids) - start):]
+            logits = logits[-min(window, len(ids) - start) :]
             outputs.append(logits - np.logaddexp.reduce(logits, axis=-1, keepdims=True))
         return np.concatenate(outputs)
 
@@ -108,7 +111,7 @@ class CharacterLanguageModel(Task):
             if stateful:  # one new symbol, the state carried
                 log_p = self._log_probabilities(np.asarray(ids[-1:]))[-1]
             else:
-                log_p = self._log_probabilities(np.asarray(ids[-self.context:]))[-1]
+                log_p = self._log_probabilities(np.asarray(ids[-self.context :]))[-1]
         return self.preprocessor.decode(ids)
 
     def get_config(self):

@@ -122,14 +122,16 @@ class MixtureOfSoftmaxes(keras.layers.Layer):
     def build(self, h_shape):
         features = int(h_shape[-1])
         self.latent_kernel = self.add_weight(
-            shape=(features, self.num_experts * self.latent_dim), name="latent_kernel",
+            shape=(features, self.num_experts * self.latent_dim),
+            name="latent_kernel",
             initializer=self.kernel_initializer,
         )
         self.latent_bias = self.add_weight(
             shape=(self.num_experts * self.latent_dim,), name="latent_bias", initializer="zeros"
         )
         self.prior_kernel = self.add_weight(
-            shape=(features, self.num_experts), name="prior_kernel",
+            shape=(features, self.num_experts),
+            name="prior_kernel",
             initializer=self.kernel_initializer,
         )
 

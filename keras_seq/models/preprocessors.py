@@ -10,9 +10,8 @@ a recipe's training data, with the rules its loader applied (token ids of
 `keras_seq.data.tokens`: 0 padding, 1 unknown).
 """
 
-import numpy as np
-
 import keras
+import numpy as np
 
 from keras_seq.data import tokens
 
@@ -44,15 +43,19 @@ class Preprocessor:
 def _check_token_lists(sentences):
     """`sentences` as a list of token lists; a ValueError naming what is wrong."""
     if isinstance(sentences, str):
-        raise ValueError("expected a list of sentences, each a list of tokens; got one string "
-                         f"({sentences[:40]!r}). Split it into tokens first, e.g. text.split().")
+        raise ValueError(
+            "expected a list of sentences, each a list of tokens; got one string "
+            f"({sentences[:40]!r}). Split it into tokens first, e.g. text.split()."
+        )
     sentences = list(sentences)
     if not sentences:
         raise ValueError("expected at least one sentence; got none.")
     for i, sentence in enumerate(sentences):
         if isinstance(sentence, str):
-            raise ValueError(f"sentence {i} is one string ({sentence[:40]!r}), not a list of tokens; "
-                             "split it into tokens first, e.g. sentence.split().")
+            raise ValueError(
+                f"sentence {i} is one string ({sentence[:40]!r}), not a list of tokens; "
+                "split it into tokens first, e.g. sentence.split()."
+            )
         if len(sentence) == 0:
             raise ValueError(f"sentence {i} is empty: a sentence needs at least one token.")
         for token in sentence:
@@ -103,8 +106,9 @@ class WordPreprocessor(Preprocessor):
         self.suffixes = None if suffixes is None else {int(k): list(v) for k, v in suffixes.items()}
         self.lowercase = bool(lowercase)
         self._index = {w: i for i, w in enumerate(self.words)}
-        self._suffix_index = None if self.suffixes is None else {
-            n: {s: i for i, s in enumerate(v)} for n, v in self.suffixes.items()}
+        self._suffix_index = (
+            None if self.suffixes is None else {n: {s: i for i, s in enumerate(v)} for n, v in self.suffixes.items()}
+        )
 
     def encode(self, sentence):
         """The (T,) or (T, 1 + suffix lengths + 1) int32 ids of one token list."""
@@ -112,8 +116,10 @@ class WordPreprocessor(Preprocessor):
         if self._suffix_index is None:
             return ids
         lengths = sorted(self._suffix_index)
-        columns = [[self._suffix_index[n].get(tokens.suffix(w, n), 1) for n in lengths] + [tokens.word_shape(w)]
-                   for w in sentence]
+        columns = [
+            [self._suffix_index[n].get(tokens.suffix(w, n), 1) for n in lengths] + [tokens.word_shape(w)]
+            for w in sentence
+        ]
         return np.concatenate([ids[:, None], np.asarray(columns, dtype="int32")], axis=1)
 
     def __call__(self, sentences):
@@ -131,8 +137,12 @@ class WordPreprocessor(Preprocessor):
         return [self.class_names[int(i)] for i in class_ids]
 
     def get_config(self):
-        return {"words": self.words, "class_names": self.class_names, "suffixes": self.suffixes,
-                "lowercase": self.lowercase}
+        return {
+            "words": self.words,
+            "class_names": self.class_names,
+            "suffixes": self.suffixes,
+            "lowercase": self.lowercase,
+        }
 
     @classmethod
     def from_config(cls, config):
@@ -181,11 +191,14 @@ class LetterImagePreprocessor(Preprocessor):
             if word.ndim == 3 and word.shape[1:] == (self.height, self.width):
                 word = word.reshape(len(word), pixels)
             if word.ndim != 2 or word.shape[1] != pixels or len(word) == 0:
-                raise ValueError(f"word {i}: expected letter images of shape (letters, {self.height}, "
-                                 f"{self.width}) or (letters, {pixels}); got {word.shape}.")
+                raise ValueError(
+                    f"word {i}: expected letter images of shape (letters, {self.height}, "
+                    f"{self.width}) or (letters, {pixels}); got {word.shape}."
+                )
             if not np.all(np.isfinite(word)) or word.min() < 0 or word.max() > 1:
-                raise ValueError(f"word {i}: pixel values must lie in [0, 1]; got "
-                                 f"[{np.nanmin(word):g}, {np.nanmax(word):g}].")
+                raise ValueError(
+                    f"word {i}: pixel values must lie in [0, 1]; got [{np.nanmin(word):g}, {np.nanmax(word):g}]."
+                )
             rows.append(word)
         return _pad(rows, "float32"), [len(w) for w in rows]
 
@@ -317,9 +330,11 @@ class CharacterPreprocessor(Preprocessor):
         unknown = sorted({s for s in symbols if s not in self._index})
         if unknown:
             hint = " (its text is lowercase)" if any(c.isupper() for c in unknown) else ""
-            raise ValueError(f"characters outside the model's vocabulary{hint}: "
-                             f"{' '.join(repr(c) for c in unknown)}; it knows "
-                             f"{''.join(s for s in self.vocabulary if len(s) == 1)!r}.")
+            raise ValueError(
+                f"characters outside the model's vocabulary{hint}: "
+                f"{' '.join(repr(c) for c in unknown)}; it knows "
+                f"{''.join(s for s in self.vocabulary if len(s) == 1)!r}."
+            )
         return np.asarray([self._index[s] for s in symbols], dtype="int32")
 
     def decode(self, ids):
@@ -330,5 +345,4 @@ class CharacterPreprocessor(Preprocessor):
         return "".join(text)
 
     def get_config(self):
-        return {"vocabulary": self.vocabulary, "word_separator": self.word_separator,
-                "end_of_line": self.end_of_line}
+        return {"vocabulary": self.vocabulary, "word_separator": self.word_separator, "end_of_line": self.end_of_line}

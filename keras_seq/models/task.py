@@ -34,8 +34,10 @@ class Task(keras.Model):
     def __init__(self, backbone, preprocessor=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(backbone, keras.Model) or not backbone.built:
-            raise ValueError(f"{type(self).__name__} needs a built keras.Model as its backbone; got "
-                             f"{type(backbone).__name__}{'' if getattr(backbone, 'built', True) else ' (not built)'}.")
+            raise ValueError(
+                f"{type(self).__name__} needs a built keras.Model as its backbone; got "
+                f"{type(backbone).__name__}{'' if getattr(backbone, 'built', True) else ' (not built)'}."
+            )
         self.backbone = backbone
         self.preprocessor = preprocessor
         self.built = True
@@ -50,8 +52,11 @@ class Task(keras.Model):
         return np.asarray(keras.ops.convert_to_numpy(self.backbone.predict_on_batch(inputs)))
 
     def get_config(self):
-        config = {"name": self.name, "trainable": self.trainable,
-                  "backbone": keras.saving.serialize_keras_object(self.backbone)}
+        config = {
+            "name": self.name,
+            "trainable": self.trainable,
+            "backbone": keras.saving.serialize_keras_object(self.backbone),
+        }
         if self.preprocessor is not None:
             config["preprocessor"] = keras.saving.serialize_keras_object(self.preprocessor)
         return config
@@ -62,7 +67,8 @@ class Task(keras.Model):
         config["backbone"] = keras.saving.deserialize_keras_object(config["backbone"], custom_objects=custom_objects)
         if config.get("preprocessor") is not None:
             config["preprocessor"] = keras.saving.deserialize_keras_object(
-                config["preprocessor"], custom_objects=custom_objects)
+                config["preprocessor"], custom_objects=custom_objects
+            )
         return cls(**config)
 
 
@@ -72,4 +78,4 @@ def batches(lengths, batch_size):
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    return [order[i: i + batch_size] for i in range(0, len(order), batch_size)]
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]

@@ -39,7 +39,13 @@ __all__ = [
 # (sizes, deep supervision, statefulness, seed) and `return_state`, which
 # would change the block's outputs that the head reads.
 _SET_BY_THE_MODEL = (
-    "hidden_units", "output_units", "num_levels", "aux_frequency", "stateful", "seed", "return_state",
+    "hidden_units",
+    "output_units",
+    "num_levels",
+    "aux_frequency",
+    "stateful",
+    "seed",
+    "return_state",
 )
 
 
@@ -288,9 +294,7 @@ class TrellisNet(keras.Model):
         if vocab_size is not None:
             validation.positive_int("vocab_size", vocab_size)
             validation.positive_int("embedding_dim", embedding_dim)
-            inputs = keras.Input(
-                (sequence_length,), batch_size=batch_size, dtype="int32", name="tokens"
-            )
+            inputs = keras.Input((sequence_length,), batch_size=batch_size, dtype="int32", name="tokens")
             tied = tie_weights and output_units == embedding_dim
             if tie_weights and not tied:
                 raise ValueError(
@@ -303,9 +307,7 @@ class TrellisNet(keras.Model):
                 embedding = keras.layers.Embedding(vocab_size, embedding_dim, name="embedding")
             x = embedding(inputs)
             if embedding_dropout:
-                x = EmbeddingDropout(
-                    embedding_dropout, vocab_size, seed=seed, name="embedding_dropout"
-                )(x, inputs)
+                x = EmbeddingDropout(embedding_dropout, vocab_size, seed=seed, name="embedding_dropout")(x, inputs)
             if tied:
                 project = lambda h: embedding(h, reverse=True)  # noqa: E731
             else:
@@ -321,9 +323,7 @@ class TrellisNet(keras.Model):
         else:
             validation.positive_int("input_dim", input_dim)
             validation.positive_int("num_outputs", num_outputs)
-            inputs = keras.Input(
-                (sequence_length, input_dim), batch_size=batch_size, name="features"
-            )
+            inputs = keras.Input((sequence_length, input_dim), batch_size=batch_size, name="features")
             x = inputs
             if embedding_dim is not None:
                 x = keras.layers.Dense(embedding_dim, name="input_projection")(x)
@@ -332,8 +332,14 @@ class TrellisNet(keras.Model):
         # === Block, output dropout and head ===
         x = variational_dropout(x, input_dropout, seed, "input_dropout")
         block = TrellisBlock(
-            hidden_units, output_units, num_levels, aux_frequency=aux_frequency,
-            stateful=stateful, seed=seed, name="trellis", **block_options,
+            hidden_units,
+            output_units,
+            num_levels,
+            aux_frequency=aux_frequency,
+            stateful=stateful,
+            seed=seed,
+            name="trellis",
+            **block_options,
         )
         outputs = block(x)
         h, aux = outputs if aux_frequency is not None else (outputs, None)

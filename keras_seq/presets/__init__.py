@@ -80,12 +80,19 @@ def list_presets():
         with open(os.path.join(BUILTIN, name, files.METADATA)) as f:
             meta = json.load(f)
         headline = meta.get("headline") or {}
-        rows.append({
-            "name": name, "task_class": meta.get("task_class"), "dataset": meta.get("dataset"),
-            "metric": headline.get("metric"), "value": headline.get("value"),
-            "paper": (meta.get("paper") or {}).get("value"), "parameters": meta.get("parameters"),
-            "size_bytes": meta.get("size_bytes"), "description": meta.get("description", ""),
-        })
+        rows.append(
+            {
+                "name": name,
+                "task_class": meta.get("task_class"),
+                "dataset": meta.get("dataset"),
+                "metric": headline.get("metric"),
+                "value": headline.get("value"),
+                "paper": (meta.get("paper") or {}).get("value"),
+                "parameters": meta.get("parameters"),
+                "size_bytes": meta.get("size_bytes"),
+                "description": meta.get("description", ""),
+            }
+        )
     return rows
 
 

@@ -129,21 +129,26 @@ def read_metadata(directory, verify=True):
     newer = metadata.get("format_version", 0) > FORMAT_VERSION
     made_by = _version(metadata.get("keras_seq_version"))
     if newer or made_by is None or made_by > _version(keras_seq.__version__):
-        raise ValueError(f"{directory}: made by keras-seq {metadata.get('keras_seq_version')} (preset format "
-                         f"{metadata.get('format_version')}), newer than this keras-seq "
-                         f"{keras_seq.__version__} (format {FORMAT_VERSION}); upgrade keras-seq to load it.")
+        raise ValueError(
+            f"{directory}: made by keras-seq {metadata.get('keras_seq_version')} (preset format "
+            f"{metadata.get('format_version')}), newer than this keras-seq "
+            f"{keras_seq.__version__} (format {FORMAT_VERSION}); upgrade keras-seq to load it."
+        )
     if verify:
         for name, digest in metadata["files"].items():
             file = os.path.join(directory, name)
             if not os.path.isfile(file):
                 raise FileNotFoundError(f"{directory}: the preset's file {name} is missing.")
             if sha256(file) != digest:
-                raise ValueError(f"{directory}: {name} does not match its SHA-256 in {METADATA} "
-                                 "(corrupted or changed); fetch the preset again.")
+                raise ValueError(
+                    f"{directory}: {name} does not match its SHA-256 in {METADATA} "
+                    "(corrupted or changed); fetch the preset again."
+                )
         unlisted = sorted(set(_files(directory)) - set(metadata["files"]))
         if unlisted:
-            raise ValueError(f"{directory}: files not in its {METADATA}: {', '.join(unlisted)} "
-                             "(a changed preset); fetch it again.")
+            raise ValueError(
+                f"{directory}: files not in its {METADATA}: {', '.join(unlisted)} (a changed preset); fetch it again."
+            )
     return metadata
 
 

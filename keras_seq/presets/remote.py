@@ -94,13 +94,21 @@ def fetch_url(url, file_hash=None):
     os.makedirs(downloads, exist_ok=True)
     archive = os.path.join(downloads, f"{stem}-{key}-{name}")
     try:
-        archive = keras.utils.get_file(os.path.basename(archive), url, file_hash=file_hash, cache_dir=downloads,
-                                       cache_subdir=downloads, hash_algorithm="sha256")
+        archive = keras.utils.get_file(
+            os.path.basename(archive),
+            url,
+            file_hash=file_hash,
+            cache_dir=downloads,
+            cache_subdir=downloads,
+            hash_algorithm="sha256",
+        )
     except ValueError as error:  # get_file's hash mismatch keeps the file: drop it
         if os.path.exists(archive):
             os.remove(archive)
-        raise ValueError(f"{url}: the download does not match its SHA-256 {file_hash} "
-                         f"(corrupted or tampered); nothing was kept. ({error})") from None
+        raise ValueError(
+            f"{url}: the download does not match its SHA-256 {file_hash} "
+            f"(corrupted or tampered); nothing was kept. ({error})"
+        ) from None
     except Exception as error:  # get_file raises a bare Exception for URL errors
         raise ValueError(f"{url}: the preset could not be downloaded ({error}).") from None
     temporary = os.path.join(root, f".{stem}-{key}.tmp-{os.getpid()}")
@@ -126,9 +134,10 @@ def fetch_hugging_face(handle):
     try:
         import huggingface_hub
     except ImportError:
-        raise ImportError("hf:// presets need huggingface_hub: pip install huggingface_hub "
-                          "(or keras-seq[hub]).") from None
-    path = handle[len("hf://"):]
+        raise ImportError(
+            "hf:// presets need huggingface_hub: pip install huggingface_hub (or keras-seq[hub])."
+        ) from None
+    path = handle[len("hf://") :]
     path, _, revision = path.partition("@")
     parts = path.strip("/").split("/")
     if len(parts) < 2 or not all(parts):

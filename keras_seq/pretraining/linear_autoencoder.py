@@ -102,10 +102,7 @@ class LinearAutoencoder:
         if history is not None:
             _check_int("history", history)
         if solver not in _SOLVERS:
-            raise ValueError(
-                f"`solver` must be one of {', '.join(map(repr, _SOLVERS))}; "
-                f"got {solver!r}."
-            )
+            raise ValueError(f"`solver` must be one of {', '.join(map(repr, _SOLVERS))}; got {solver!r}.")
         _check_int("dense_limit", dense_limit, minimum=0)
         _check_int("oversamples", oversamples, minimum=0)
         _check_int("power_iterations", power_iterations, minimum=0)
@@ -159,9 +156,7 @@ class LinearAutoencoder:
             p = possible
         self.n_components_ = p
 
-        dense = self.solver == "dense" or (
-            self.solver == "auto" and rows * cols <= self.dense_limit
-        )
+        dense = self.solver == "dense" or (self.solver == "auto" and rows * cols <= self.dense_limit)
         if dense:
             _, s, vt = np.linalg.svd(operator.dense(), full_matrices=False)
             u = vt[:p].T
@@ -247,15 +242,11 @@ class LinearAutoencoder:
         _check_int("steps", steps)
         if steps > self.history_:
             raise ValueError(
-                f"`steps` must be at most the history the autoencoder was "
-                f"fitted with ({self.history_}); got {steps}."
+                f"`steps` must be at most the history the autoencoder was fitted with ({self.history_}); got {steps}."
             )
         memory = np.asarray(memory, dtype=np.float64)
         if memory.ndim < 1 or memory.shape[-1] != self.n_components_:
-            raise ValueError(
-                f"`memory` must have shape (..., {self.n_components_}); got "
-                f"{memory.shape}."
-            )
+            raise ValueError(f"`memory` must have shape (..., {self.n_components_}); got {memory.shape}.")
         decoder = self.decoder_matrices(steps)  # (steps, p, a)
         return np.einsum("...p,spa->...sa", memory, decoder) + self.mean_
 
@@ -302,9 +293,7 @@ class LinearAutoencoder:
 
     def _check_fitted(self):
         if not hasattr(self, "A"):
-            raise ValueError(
-                "This LinearAutoencoder is not fitted yet; call `fit` first."
-            )
+            raise ValueError("This LinearAutoencoder is not fitted yet; call `fit` first.")
 
 
 class XiOperator:
@@ -433,10 +422,7 @@ def as_padded(sequences, lengths=None, input_dim=None):
     past each length) and the `(n,)` int lengths."""
     if isinstance(sequences, np.ndarray) and sequences.dtype != object:
         if sequences.ndim != 3:
-            raise ValueError(
-                "A padded array of sequences must have shape (n, T, a); got "
-                f"shape {sequences.shape}."
-            )
+            raise ValueError(f"A padded array of sequences must have shape (n, T, a); got shape {sequences.shape}.")
         n, steps, a = sequences.shape
         if n == 0 or steps == 0 or a == 0:
             raise ValueError(f"Empty sequences: got shape {sequences.shape}.")
@@ -450,27 +436,18 @@ def as_padded(sequences, lengths=None, input_dim=None):
             or lengths.min() < 1
             or lengths.max() > steps
         ):
-            raise ValueError(
-                f"`lengths` must be {n} integers in [1, {steps}]; got "
-                f"{lengths!r}."
-            )
+            raise ValueError(f"`lengths` must be {n} integers in [1, {steps}]; got {lengths!r}.")
         padded[~_valid_mask(lengths, steps)] = 0.0
     else:
         if lengths is not None:
-            raise ValueError(
-                "`lengths` is only for a padded array; a list of sequences "
-                "carries its own lengths."
-            )
+            raise ValueError("`lengths` is only for a padded array; a list of sequences carries its own lengths.")
         sequences = list(sequences)
         if not sequences:
             raise ValueError("Got an empty list of sequences.")
         arrays = [np.asarray(s, dtype=np.float64) for s in sequences]
         for j, s in enumerate(arrays):
             if s.ndim != 2 or s.shape[0] == 0:
-                raise ValueError(
-                    "Every sequence must be a non-empty (T, a) array; "
-                    f"sequence {j} has shape {s.shape}."
-                )
+                raise ValueError(f"Every sequence must be a non-empty (T, a) array; sequence {j} has shape {s.shape}.")
             if s.shape[1] != arrays[0].shape[1]:
                 raise ValueError(
                     "All sequences must have the same feature size: sequence "
@@ -482,10 +459,7 @@ def as_padded(sequences, lengths=None, input_dim=None):
         for j, s in enumerate(arrays):
             padded[j, : len(s)] = s
     if input_dim is not None and padded.shape[-1] != input_dim:
-        raise ValueError(
-            f"The autoencoder was fitted on {input_dim} features; got "
-            f"sequences with {padded.shape[-1]}."
-        )
+        raise ValueError(f"The autoencoder was fitted on {input_dim} features; got sequences with {padded.shape[-1]}.")
     if not np.all(np.isfinite(padded)):
         raise ValueError("Sequences contain NaN or infinite values.")
     return padded, lengths.astype(np.int64)
@@ -501,9 +475,5 @@ def _orthonormal(y):
 
 
 def _check_int(name, value, minimum=1):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < minimum
-    ):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")

@@ -39,14 +39,10 @@ def unrolled_network(input_dim, output_dim, units, window, activation="selu"):
     """
     window_input = keras.Input((window, input_dim), name="window")
     valid = keras.Input((window, 1), name="valid")
-    hidden = keras.layers.Dense(units, activation=activation, name="functional")(
-        window_input
-    )
+    hidden = keras.layers.Dense(units, activation=activation, name="functional")(window_input)
     hidden = keras.layers.Multiply(name="drop_before_start")([hidden, valid])
     flat = keras.layers.Flatten()(hidden)
-    output = keras.layers.Dense(output_dim, activation="sigmoid", name="readout")(
-        flat
-    )
+    output = keras.layers.Dense(output_dim, activation="sigmoid", name="readout")(flat)
     return keras.Model({"window": window_input, "valid": valid}, output)
 
 
@@ -166,12 +162,8 @@ def pretrain_lmn(
     if validation_data is not None:
         datasets["validation"] = validation_data
     for split, (sequences, split_targets) in datasets.items():
-        report["unrolled"][split] = frame_scores(
-            predict_unrolled(unrolled, sequences, window), split_targets
-        )
-        report["pretrained"][split] = frame_scores(
-            predict_sequences(model, sequences), split_targets
-        )
+        report["unrolled"][split] = frame_scores(predict_unrolled(unrolled, sequences, window), split_targets)
+        report["pretrained"][split] = frame_scores(predict_sequences(model, sequences), split_targets)
     return model, report
 
 
@@ -190,8 +182,7 @@ def _checked_pairs(split, sequences, targets, input_dim=None, output_dim=None):
     for what, array, expected in (("sequences", inputs, input_dim), ("targets", padded_targets, output_dim)):
         if expected is not None and array.shape[-1] != expected:
             raise ValueError(
-                f"The {split} {what} have {array.shape[-1]} features per step; the training "
-                f"{what} have {expected}."
+                f"The {split} {what} have {array.shape[-1]} features per step; the training {what} have {expected}."
             )
     if padded_targets.min() < 0 or padded_targets.max() > 1:
         raise ValueError(
@@ -281,8 +272,15 @@ def predict_sequences(model, sequences, batch_size=64):
 
 
 def fine_tune(
-    model, report, train_sequences, train_targets, validation_data=None,
-    epochs=10, batch_size=32, learning_rate=1e-3, verbose=0,
+    model,
+    report,
+    train_sequences,
+    train_targets,
+    validation_data=None,
+    epochs=10,
+    batch_size=32,
+    learning_rate=1e-3,
+    verbose=0,
 ):
     """Step 5: trains the pretrained LMN end to end and adds the fine-tuned
     scores to `report["fine_tuned"]` (the paper's Fig. 4b after fine-tuning).
@@ -295,8 +293,12 @@ def fine_tune(
     weights = (np.arange(inputs.shape[1])[None, :] < lengths[:, None]).astype("float32")
     model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss="binary_crossentropy")
     history = model.fit(
-        inputs.astype("float32"), targets.astype("float32"), sample_weight=weights,
-        epochs=epochs, batch_size=batch_size, verbose=verbose,
+        inputs.astype("float32"),
+        targets.astype("float32"),
+        sample_weight=weights,
+        epochs=epochs,
+        batch_size=batch_size,
+        verbose=verbose,
     )
     datasets = {"train": (train_sequences, train_targets)}
     if validation_data is not None:

@@ -14,19 +14,27 @@ REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__f
 BACKEND = keras.backend.backend()
 SECTIONS = {
     "OCR letters, SCRBM vs Keras RNNs": [
-        "SCRBM (4 units, Algorithm 1)", "SCRBM teacher-forcing trainer (4 units)",
+        "SCRBM (4 units, Algorithm 1)",
+        "SCRBM teacher-forcing trainer (4 units)",
         "SCRBM floor: free energy of all steps at once, no recurrence (4 units), fast form",
         "SCRBM floor: free energy of all steps at once, no recurrence (4 units), plain softplus",
-        "LSTM, equal width (4 units)", "LSTM, equal parameters",
+        "LSTM, equal width (4 units)",
+        "LSTM, equal parameters",
     ],
     "JSB Chorales, LMN vs Keras RNNs": [
-        "LMN-A (3 + 4 units)", "LMN-B (3 + 4 units)", "LSTM, equal width (7 units)", "LSTM, equal parameters",
+        "LMN-A (3 + 4 units)",
+        "LMN-B (3 + 4 units)",
+        "LSTM, equal width (7 units)",
+        "LSTM, equal parameters",
     ],
     "Sequential MNIST, TrellisNet vs Keras RNNs": [
-        "TrellisNet (12 hidden incl. 10 out, 3 levels)", "LSTM, equal width (12 units)", "LSTM, equal parameters",
+        "TrellisNet (12 hidden incl. 10 out, 3 levels)",
+        "LSTM, equal width (12 units)",
+        "LSTM, equal parameters",
     ],
     "Character-level PTB, TrellisNet LM vs Keras RNN LMs": [
-        "TrellisNet LM (8 hidden incl. 4 out, 2 levels, tied embedding)", "LSTM, equal width (8 units)",
+        "TrellisNet LM (8 hidden incl. 4 out, 2 levels, tied embedding)",
+        "LSTM, equal width (8 units)",
         "LSTM, equal parameters",
     ],
 }
@@ -39,7 +47,11 @@ def report(tmp_path_factory):
     environment = dict(os.environ, KERAS_BACKEND=BACKEND, TF_CPP_MIN_LOG_LEVEL="3")
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--tiny", "--backends", BACKEND, "--output", str(output)],
-        cwd=REPOSITORY, env=environment, capture_output=True, text=True, timeout=600,
+        cwd=REPOSITORY,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-4000:]
     text = output.read_text()
@@ -66,8 +78,13 @@ def memory_ok(report, cell):
 def test_header_names_machine_versions_load_and_wall_time(report):
     assert report.startswith("# keras-seq benchmark")
     assert f"## Backend: {BACKEND}" in report
-    for field in ("- Machine: ", "- Versions: ", "- Load average (1 / 5 / 15 min): before ", "- Wall time: ",
-                  "- Peak memory: "):
+    for field in (
+        "- Machine: ",
+        "- Versions: ",
+        "- Load average (1 / 5 / 15 min): before ",
+        "- Wall time: ",
+        "- Peak memory: ",
+    ):
         assert field in report
     assert re.search(r"Keras 3\.\d+", report) and "numpy " in report
     assert value(re.search(r"- Wall time: ([\d,]+) s", report).group(1)) >= 0
@@ -115,7 +132,11 @@ def _jsb_chorales_row(shared_data_dir, module, *options):
     """The JSB Chorales row of `python -m <module>`'s table, as cells."""
     done = subprocess.run(  # a process of its own: the script pins BLAS threads before numpy loads
         [sys.executable, "-m", module, "--sets", "jsb_chorales", "--data-dir", shared_data_dir, *options],
-        cwd=REPOSITORY, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), capture_output=True, text=True, timeout=600,
+        cwd=REPOSITORY,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-4000:]
     (row,) = [line for line in done.stdout.splitlines() if line.startswith("| jsb_chorales |")]

@@ -83,7 +83,17 @@ def test_conll_chunk_tags(conll_splits):
     assert tags == list(conll.CONLL2000_CHUNK_TAGS)
     assert len(tags) == 23 and tags == sorted(tags)
     assert tags[-1] == "O" and {t[2:] for t in tags if t != "O"} == {
-        "ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "UCP", "VP",
+        "ADJP",
+        "ADVP",
+        "CONJP",
+        "INTJ",
+        "LST",
+        "NP",
+        "PP",
+        "PRT",
+        "SBAR",
+        "UCP",
+        "VP",
     }
     train_tags = {tags[i] for i in np.unique(np.concatenate(conll_splits["train"].targets))}
     test_tags = {tags[i] for i in np.unique(np.concatenate(conll_splits["test"].targets))}
@@ -175,9 +185,7 @@ def test_conll_malformed_line(isolated, bad_line, message):
 def test_conll_small_file_parses(isolated):
     _write(isolated / "conll2000" / "train.txt", "A DT B-NP\ncat NN I-NP\n\nsat VBD B-VP\n")
     _write(isolated / "conll2000" / "test.txt", "A DT B-NP\ndog NN I-NP\n")
-    assert conll.read_conll(isolated / "conll2000" / "test.txt") == [
-        (("A", "dog"), ("DT", "NN"), ("B-NP", "I-NP"))
-    ]
+    assert conll.read_conll(isolated / "conll2000" / "test.txt") == [(("A", "dog"), ("DT", "NN"), ("B-NP", "I-NP"))]
     vocab = text_vocabularies.vocabulary("conll2000_chunking", isolated)
     assert vocab == ["<pad>", "<oov>", "A", "cat", "sat"]
     seqs = load_arrays("conll2000_chunking", "test", isolated)

@@ -51,7 +51,9 @@ def test_corrupt_json_names_the_file(shared_data_dir, tmp_path):
         text = f.read()
     os.makedirs(tmp_path / "jsb_chorales")
     (tmp_path / "jsb_chorales" / "jsb-chorales-quarter.json").write_bytes(text[: len(text) // 2])
-    with pytest.raises(ValueError, match=r"jsb-chorales-quarter\.json: not valid JSON .*corrupt or truncated") as caught:
+    with pytest.raises(
+        ValueError, match=r"jsb-chorales-quarter\.json: not valid JSON .*corrupt or truncated"
+    ) as caught:
         music.piano_rolls("jsb_chorales", "test", str(tmp_path), source="json")
     assert isinstance(caught.value.__cause__, json.JSONDecodeError)
 

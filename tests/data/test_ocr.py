@@ -33,8 +33,10 @@ def test_cv_protocol_holds_out_the_next_fold_for_early_stopping(words):
     (images, _, folds), path = words
     for fold in (0, 9):
         valid_fold = (fold + 1) % 10
-        expected = {"valid": np.flatnonzero(folds == valid_fold),
-                    "train_minus_valid": np.flatnonzero((folds != fold) & (folds != valid_fold))}
+        expected = {
+            "valid": np.flatnonzero(folds == valid_fold),
+            "train_minus_valid": np.flatnonzero((folds != fold) & (folds != valid_fold)),
+        }
         for split, indices in expected.items():
             loaded = data.load_arrays("ocr_letters", split, data_dir=path, protocol="cv", fold=fold)
             assert len(loaded) == len(indices), (fold, split)
@@ -42,13 +44,22 @@ def test_cv_protocol_holds_out_the_next_fold_for_early_stopping(words):
                 np.testing.assert_array_equal(x, images[i])
     info = data.info("ocr_letters")
     assert {s: info.splits[s] for s in ("train_minus_valid", "valid")} == {
-        s: len(data.load_arrays("ocr_letters", s, data_dir=path, protocol="cv", fold=0)) for s in ("train_minus_valid", "valid")}
+        s: len(data.load_arrays("ocr_letters", s, data_dir=path, protocol="cv", fold=0))
+        for s in ("train_minus_valid", "valid")
+    }
 
 
 def test_ms_protocol_has_train_valid_test(words):
     _, path = words
-    sizes = {s: len(data.load_arrays("ocr_letters", s, data_dir=path, protocol="ms", fold=9)) for s in ("train", "valid", "test")}
-    assert sizes == {"train": ocr.FOLD_SIZES[9], "valid": ocr.FOLD_SIZES[0], "test": 6877 - ocr.FOLD_SIZES[9] - ocr.FOLD_SIZES[0]}
+    sizes = {
+        s: len(data.load_arrays("ocr_letters", s, data_dir=path, protocol="ms", fold=9))
+        for s in ("train", "valid", "test")
+    }
+    assert sizes == {
+        "train": ocr.FOLD_SIZES[9],
+        "valid": ocr.FOLD_SIZES[0],
+        "test": 6877 - ocr.FOLD_SIZES[9] - ocr.FOLD_SIZES[0],
+    }
 
 
 def test_bad_protocol_fold_and_split():

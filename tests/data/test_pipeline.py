@@ -92,11 +92,14 @@ def test_an_epoch_variable_keys_per_sequence_tasks_too():
     assert [int(v) for x, y in dataset for v in y.numpy()] == [i % 3 for i in order]
 
 
-@pytest.mark.parametrize("epoch, shuffle, message", [
-    (3, True, "scalar integer tf.Variable"),
-    ("float", True, "scalar integer tf.Variable"),
-    ("int", False, "needs shuffle=True"),
-])
+@pytest.mark.parametrize(
+    "epoch, shuffle, message",
+    [
+        (3, True, "scalar integer tf.Variable"),
+        ("float", True, "scalar integer tf.Variable"),
+        ("int", False, "needs shuffle=True"),
+    ],
+)
 def test_a_bad_epoch_variable_is_named(epoch, shuffle, message):
     import tensorflow as tf
 
@@ -123,14 +126,17 @@ def test_stream_windows_continue_row_by_row():
     np.testing.assert_array_equal(windows[0][1], windows[0][0] + 1)
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"bptt": 0}, r"`bptt` must be a positive integer \(or None\); got 0\."),
-    ({"bptt": -5}, r"`bptt` must be a positive integer \(or None\); got -5\."),
-    ({"bptt": 2.5}, r"`bptt` must be a positive integer \(or None\); got 2\.5"),
-    ({"max_length": 0}, r"`max_length` must be a positive integer \(or None\); got 0\."),
-    ({"bucket_boundaries": []}, r"`bucket_boundaries` must be a non-empty, strictly increasing .*got \[\]"),
-    ({"bucket_boundaries": [8, 4]}, r"`bucket_boundaries` .* got \[8, 4\]"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"bptt": 0}, r"`bptt` must be a positive integer \(or None\); got 0\."),
+        ({"bptt": -5}, r"`bptt` must be a positive integer \(or None\); got -5\."),
+        ({"bptt": 2.5}, r"`bptt` must be a positive integer \(or None\); got 2\.5"),
+        ({"max_length": 0}, r"`max_length` must be a positive integer \(or None\); got 0\."),
+        ({"bucket_boundaries": []}, r"`bucket_boundaries` must be a non-empty, strictly increasing .*got \[\]"),
+        ({"bucket_boundaries": [8, 4]}, r"`bucket_boundaries` .* got \[8, 4\]"),
+    ],
+)
 def test_pipeline_options_that_are_falsy_or_out_of_range_are_named(options, message):
     stream = np.arange(1001, dtype="int32")
     info = DatasetInfo("lm", "lm", "next_token", {}, (), "int32", 2000, "test", vocabulary_size=2000)
@@ -166,8 +172,9 @@ def test_checks_name_the_id_column_out_of_range():
     info = registry.info_for_features(base, {"words+tags": (10, 3)})(features="words+tags")
     assert info.input_shape == (2,) and info.column_vocabulary_sizes == (10, 3)
     assert registry.info_for_features(base, {"words+tags": (10, 3)})(features="words") is base
-    ids = Sequences([np.array([[9, 2], [1, 0]], "int32"), np.array([[5, 1]], "int32")],
-                    [np.zeros(2, "int32"), np.zeros(1, "int32")])
+    ids = Sequences(
+        [np.array([[9, 2], [1, 0]], "int32"), np.array([[5, 1]], "int32")], [np.zeros(2, "int32"), np.zeros(1, "int32")]
+    )
     pipeline.check_sequences(ids, info)
     ids.inputs[1][0, 1] = 3  # a valid word id (< 10), out of the second column's range
     with pytest.raises(ValueError, match=r"input column 1 must lie in \[0, 2\]; got 0..3"):
@@ -177,7 +184,7 @@ def test_checks_name_the_id_column_out_of_range():
 def test_load_jsb_batches(shared_data_dir):
     dataset = data.load("jsb_chorales", "valid", data_dir=shared_data_dir, batch_size=16)
     total = 0
-    for x, y, w in dataset:
+    for x, _, w in dataset:
         assert x.shape[-1] == 88 and x.dtype == "float32"
         total += int(w.numpy().sum())
     assert total == 4602 - 76  # one target fewer than frames per chorale
@@ -186,6 +193,9 @@ def test_load_jsb_batches(shared_data_dir):
 def test_bptt_is_refused_where_there_is_no_stream_to_cut(shared_data_dir):
     import keras_seq.data as data
 
-    with pytest.raises(ValueError, match=r"`bptt` cuts one token stream .*'jsb_chorales' is a next_frame dataset of "
-                                         r"\d+ sequences \(got bptt=35\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"`bptt` cuts one token stream .*'jsb_chorales' is a next_frame dataset of "
+        r"\d+ sequences \(got bptt=35\)",
+    ):
         data.load("jsb_chorales", "valid", data_dir=shared_data_dir, bptt=35)

@@ -43,13 +43,20 @@ def test_splits_differ_and_sizes_follow_options():
     assert not np.array_equal(train.inputs[0], test.inputs[0])
 
 
-@pytest.mark.parametrize("name, options, message", [
-    ("adding", {"num_sequences": 0}, r"Dataset 'adding': num_sequences must be an integer >= 1; got 0\."),
-    ("copy_memory", {"num_sequences": 2.5}, r"Dataset 'copy_memory': num_sequences must be an integer >= 1; got 2\.5"),
-    ("adding", {"steps": 1}, r"Dataset 'adding': steps must be an integer >= 2; got 1\."),
-    ("copy_memory", {"delay": 0}, r"Dataset 'copy_memory': delay must be an integer >= 1; got 0\."),
-    ("copy_memory", {"delay": -3}, r"Dataset 'copy_memory': delay must be an integer >= 1; got -3\."),
-])
+@pytest.mark.parametrize(
+    "name, options, message",
+    [
+        ("adding", {"num_sequences": 0}, r"Dataset 'adding': num_sequences must be an integer >= 1; got 0\."),
+        (
+            "copy_memory",
+            {"num_sequences": 2.5},
+            r"Dataset 'copy_memory': num_sequences must be an integer >= 1; got 2\.5",
+        ),
+        ("adding", {"steps": 1}, r"Dataset 'adding': steps must be an integer >= 2; got 1\."),
+        ("copy_memory", {"delay": 0}, r"Dataset 'copy_memory': delay must be an integer >= 1; got 0\."),
+        ("copy_memory", {"delay": -3}, r"Dataset 'copy_memory': delay must be an integer >= 1; got -3\."),
+    ],
+)
 def test_synthetic_options_out_of_range_are_named(name, options, message):
     with pytest.raises(ValueError, match=message):
         data.load_arrays(name, "valid", **options)

@@ -21,8 +21,15 @@ from keras_seq.data import wsj_pos
 
 TEXT_NAMES = ("conll2000_chunking", "wsj_pos", "ptb_word", "ptb_char")
 TEXT_MODULES = (
-    conll, parse_cache, ptb, text, text_files, text_vocabularies, tokens,
-    treebank, wsj_pos,
+    conll,
+    parse_cache,
+    ptb,
+    text,
+    text_files,
+    text_vocabularies,
+    tokens,
+    treebank,
+    wsj_pos,
 )
 
 
@@ -47,7 +54,9 @@ def test_registered(shared_data_dir):
 
 def test_text_modules_are_numpy_only():
     own = {m.__name__ for m in TEXT_MODULES} | {
-        "keras_seq.data.files", "keras_seq.data.registry", "keras_seq.data.archives",
+        "keras_seq.data.files",
+        "keras_seq.data.registry",
+        "keras_seq.data.archives",
     }
     for module in TEXT_MODULES:
         with open(module.__file__) as f:
@@ -61,7 +70,8 @@ def test_text_modules_are_numpy_only():
             elif isinstance(node, ast.ImportFrom):
                 imported.add(node.module)
         assert imported <= {"collections", "dataclasses", "os", "re", "zipfile", "numpy"} | own, (
-            module.__name__, imported,
+            module.__name__,
+            imported,
         )
 
 

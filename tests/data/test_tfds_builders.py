@@ -1,6 +1,4 @@
 import numpy as np
-import pytest
-
 import tensorflow_datasets as tfds  # noqa: E402
 
 import keras_seq.data as data  # noqa: E402
@@ -11,7 +9,10 @@ def test_jsb_builder_prepares_offline_and_loads_with_tfds(shared_data_dir, tmp_p
     builder = tfds_builders.BUILDERS["jsb_chorales"](data_dir=str(tmp_path), source_dir=shared_data_dir)
     builder.download_and_prepare(download_config=tfds.download.DownloadConfig(manual_dir=shared_data_dir))
     assert {s: builder.info.splits[s].num_examples for s in ("train", "valid", "test")} == {
-        "train": 229, "valid": 76, "test": 77}
+        "train": 229,
+        "valid": 76,
+        "test": 77,
+    }
     dataset = tfds.load("keras_seq_jsb_chorales", split="test", data_dir=str(tmp_path))
     expected = data.load_arrays("jsb_chorales", "test", data_dir=shared_data_dir)
     seen = set()

@@ -20,7 +20,10 @@ def test_tree_reader():
     trees = treebank.read_trees("( (S (NP-SBJ (-NONE- *)) (NP (DT The) (NN dog)) (. .)) )\n")
     assert len(trees) == 1
     assert treebank.tree_leaves(trees[0]) == [
-        ("*", "-NONE-"), ("The", "DT"), ("dog", "NN"), (".", "."),
+        ("*", "-NONE-"),
+        ("The", "DT"),
+        ("dog", "NN"),
+        (".", "."),
     ]
 
 
@@ -63,4 +66,3 @@ def test_oversized_member_is_refused_before_it_is_read(tmp_path, monkeypatch):
     monkeypatch.setattr(treebank, "MAX_MEMBER_BYTES", 100)
     with pytest.raises(ValueError, match=r"wsj_0001.mrg: [\d,]+ bytes, more than the 100"):
         treebank.read_treebank(path)
-

@@ -90,8 +90,12 @@ def test_wsj_lexical_features(wsj, shared_data_dir):
     info = data.info("wsj_pos", features="words+lexical")
     assert info.input_shape == (4,) and data.info("wsj_pos").input_shape == ()
     suffixes = wsj_pos.suffix_vocabularies(shared_data_dir)
-    assert info.column_vocabulary_sizes == (info.vocabulary_size, len(suffixes[2]), len(suffixes[3]),
-                                            len(tokens.WORD_SHAPES) + 1)
+    assert info.column_vocabulary_sizes == (
+        info.vocabulary_size,
+        len(suffixes[2]),
+        len(suffixes[3]),
+        len(tokens.WORD_SHAPES) + 1,
+    )
     _, sentences = wsj_pos._sentences(shared_data_dir)
     test_words = [s[1] for s in wsj_pos._split(sentences, "test")]
     for split in ("train", "test"):
@@ -102,8 +106,9 @@ def test_wsj_lexical_features(wsj, shared_data_dir):
             np.testing.assert_array_equal(x[:, 0], x_words)
     words, x = test_words[0], seqs.inputs[0]
     for column, length in ((1, 2), (2, 3)):
-        assert [suffixes[length][i] for i in x[:, column] if i > 1] == \
-            [w.lower()[-length:] for w, i in zip(words, x[:, column]) if i > 1]
+        assert [suffixes[length][i] for i in x[:, column] if i > 1] == [
+            w.lower()[-length:] for w, i in zip(words, x[:, column]) if i > 1
+        ]
     # A test word never seen in training still has its suffix and shape.
     train_words = {w for s in wsj_pos._split(sentences, "train") for w in s[1]}
     unseen = [(w, row) for s, xs in zip(test_words, seqs.inputs) for w, row in zip(s, xs) if w not in train_words]
@@ -113,12 +118,24 @@ def test_wsj_lexical_features(wsj, shared_data_dir):
         load_arrays("wsj_pos", "test", shared_data_dir, features="lexical")
 
 
-@pytest.mark.parametrize("word,shape", [
-    ("the", "lowercase"), ("'s", "lowercase"), ("don't", "lowercase"), ("Pierre", "capitalised"),
-    ("McDonald", "capitalised"), ("IBM", "all_caps"), ("U.S.", "all_caps"), ("1987", "has_digit"),
-    ("3\\/4", "has_digit"), ("well-known", "has_hyphen"), (",", "punctuation"), ("--", "punctuation"),
-    ("iPod", "other"),
-])
+@pytest.mark.parametrize(
+    "word,shape",
+    [
+        ("the", "lowercase"),
+        ("'s", "lowercase"),
+        ("don't", "lowercase"),
+        ("Pierre", "capitalised"),
+        ("McDonald", "capitalised"),
+        ("IBM", "all_caps"),
+        ("U.S.", "all_caps"),
+        ("1987", "has_digit"),
+        ("3\\/4", "has_digit"),
+        ("well-known", "has_hyphen"),
+        (",", "punctuation"),
+        ("--", "punctuation"),
+        ("iPod", "other"),
+    ],
+)
 def test_word_shapes(word, shape):
     from keras_seq.data import tokens
 

@@ -55,8 +55,9 @@ def test_gradients_match_finite_differences(rng):
         weight_tensor = keras.ops.convert_to_tensor(weight)
         autodiff = support.gradients(layer, lambda out: keras.ops.sum(keras.ops.tanh(out) * weight_tensor), ids)
         autodiff = [np.asarray(g) for g in autodiff]
-        support.assert_gradients_match_finite_differences(layer, autodiff, numpy_loss, {"embeddings": table},
-                                                          ["embeddings"])
+        support.assert_gradients_match_finite_differences(
+            layer, autodiff, numpy_loss, {"embeddings": table}, ["embeddings"]
+        )
 
 
 def test_mask_zero_masks_the_padding_of_the_first_column(rng):
@@ -76,11 +77,14 @@ def test_bad_arguments_and_shapes_are_named():
         FeatureEmbedding(DIMS, 4)(np.zeros((2, 4, 2), "int32"))
 
 
-@pytest.mark.parametrize("bad,message", [
-    (((0, 1), 7), r"\[0, 3\) \(column 1\); got .*7.* at \(0, 1, 1\)"),  # a valid row of column 2's table
-    (((1, 0), -1), r"\[0, 7\) \(column 0\); got .*-1.* at \(1, 0, 0\)"),
-    (((0, 2), 1.5), r"\[0, 5\) \(column 2\); got .*1\.5.* at \(0, 2, 2\)"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (((0, 1), 7), r"\[0, 3\) \(column 1\); got .*7.* at \(0, 1, 1\)"),  # a valid row of column 2's table
+        (((1, 0), -1), r"\[0, 7\) \(column 0\); got .*-1.* at \(1, 0, 0\)"),
+        (((0, 2), 1.5), r"\[0, 5\) \(column 2\); got .*1\.5.* at \(0, 2, 2\)"),
+    ],
+)
 def test_ids_outside_their_columns_range_are_named(rng, bad, message):
     (row, step), value = bad
     ids = _ids(rng).astype("float32")
@@ -111,8 +115,9 @@ def test_config_round_trip_and_saving(tmp_path, rng):
     ids = _ids(rng)
     model.save(tmp_path / "m.keras")
     loaded = keras.saving.load_model(tmp_path / "m.keras")
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(ids)), keras.ops.convert_to_numpy(model(ids)),
-                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(loaded(ids)), keras.ops.convert_to_numpy(model(ids)), rtol=1e-6, atol=1e-6
+    )
     assert loaded.get_layer("features").get_config()["input_dims"] == list(DIMS)
 
 

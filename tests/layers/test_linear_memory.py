@@ -98,9 +98,7 @@ def test_lmn_matches_numpy_reference(rng, shape, output):
     rnn = keras.layers.RNN(cell, return_sequences=True)
     rnn.build(x.shape)
     set_weights(cell, weights)
-    np.testing.assert_allclose(
-        keras.ops.convert_to_numpy(rnn(x)), expected, rtol=1e-5, atol=1e-5
-    )
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(rnn(x)), expected, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("output", ["memory", "functional"])
@@ -141,8 +139,13 @@ def _check_gradient(rng, output):
     weights = random_weights(rng, d, units, memory_units, memory_bias=True, scale=0.7, dtype="float64")
 
     layer = LMN(
-        units, memory_units, output=output, use_memory_bias=True,
-        return_sequences=True, dtype="float64", activation=_tanh_float64,
+        units,
+        memory_units,
+        output=output,
+        use_memory_bias=True,
+        return_sequences=True,
+        dtype="float64",
+        activation=_tanh_float64,
     )
     layer.build(x.shape)
     set_weights(layer.cell, weights)
@@ -157,9 +160,7 @@ def _check_gradient(rng, output):
         out = m if output == "memory" else h
         return (out * coefficients).sum()
 
-    support.assert_gradients_match_finite_differences(
-        layer, autodiff, numpy_loss, weights, WEIGHT_NAMES
-    )
+    support.assert_gradients_match_finite_differences(layer, autodiff, numpy_loss, weights, WEIGHT_NAMES)
 
 
 def test_lmn_b_memory_is_linear_in_h(rng):
@@ -185,9 +186,7 @@ def test_lmn_b_memory_is_linear_in_h(rng):
 @pytest.mark.parametrize("use_memory_bias", [False, True])
 def test_parameter_count_and_sizes(output, use_memory_bias):
     d, units, memory_units = 3, 4, 6
-    rnn = keras.layers.RNN(
-        LinearMemoryCell(units, memory_units, output=output, use_memory_bias=use_memory_bias)
-    )
+    rnn = keras.layers.RNN(LinearMemoryCell(units, memory_units, output=output, use_memory_bias=use_memory_bias))
     rnn.build((None, None, d))
     expected = units * (d + memory_units + 1) + memory_units * (units + memory_units)
     assert rnn.count_params() == expected + use_memory_bias * memory_units
@@ -216,9 +215,7 @@ class LinearMemoryLayerTest(testing.TestCase):
         self.run_layer_test(
             keras.layers.RNN,
             init_kwargs={
-                "cell": LinearMemoryCell(
-                    5, 3, output="functional", dropout=0.2, recurrent_dropout=0.3, seed=7
-                ),
+                "cell": LinearMemoryCell(5, 3, output="functional", dropout=0.2, recurrent_dropout=0.3, seed=7),
             },
             input_shape=(2, 4, 6),
             expected_output_shape=(2, 5),
@@ -242,8 +239,12 @@ class LinearMemoryLayerTest(testing.TestCase):
         self.run_layer_test(
             LMN,
             init_kwargs={
-                "units": 4, "memory_units": 3, "output": "functional",
-                "dropout": 0.1, "recurrent_dropout": 0.2, "seed": 3,
+                "units": 4,
+                "memory_units": 3,
+                "output": "functional",
+                "dropout": 0.1,
+                "recurrent_dropout": 0.2,
+                "seed": 3,
             },
             input_shape=(3, 5, 2),
             expected_output_shape=(3, 4),
@@ -337,9 +338,17 @@ def test_dropout_is_random_in_training_and_off_in_inference(rng):
 
 def test_config_round_trip():
     layer = LMN(
-        7, 4, output="functional", use_memory_bias=True, activation="relu",
-        dropout=0.1, recurrent_dropout=0.2, seed=3, memory_regularizer="l2",
-        memory_recurrent_initializer="identity", go_backwards=True,
+        7,
+        4,
+        output="functional",
+        use_memory_bias=True,
+        activation="relu",
+        dropout=0.1,
+        recurrent_dropout=0.2,
+        seed=3,
+        memory_regularizer="l2",
+        memory_recurrent_initializer="identity",
+        go_backwards=True,
     )
     config = layer.get_config()
     assert config["output"] == "functional" and config["memory_units"] == 4

@@ -113,7 +113,10 @@ def test_trellisnet_carries_the_mask_on_its_sequence_outputs(rng):
 @pytest.mark.parametrize("layer", ["scrbm", "lmn"])
 def test_recurrent_layers_padding_changes_nothing(rng, layer):
     x = rng.normal(size=(2, 5, 3)).astype("float32")
-    make = {"scrbm": lambda: SCRBM(4, 3, return_state=True), "lmn": lambda: LMN(4, 5, return_sequences=True, return_state=True)}
+    make = {
+        "scrbm": lambda: SCRBM(4, 3, return_state=True),
+        "lmn": lambda: LMN(4, 5, return_sequences=True, return_state=True),
+    }
     model = make[layer]()
     out, state = numpy(model(x))
     for before, after in ((0, 3), (3, 0)):
@@ -135,8 +138,14 @@ def test_sequences_of_length_zero_are_refused(make):
 
 @pytest.mark.parametrize(
     "make",
-    [lambda: SCRBM(4, 3), lambda: LMN(4, 5), lambda: trellis_block(4), lambda: LastStep(),
-     lambda: MaskedGlobalMaxPooling1D(), lambda: NgramConvolution(2)],
+    [
+        lambda: SCRBM(4, 3),
+        lambda: LMN(4, 5),
+        lambda: trellis_block(4),
+        lambda: LastStep(),
+        lambda: MaskedGlobalMaxPooling1D(),
+        lambda: NgramConvolution(2),
+    ],
     ids=["SCRBM", "LMN", "TrellisBlock", "LastStep", "MaskedGlobalMaxPooling1D", "NgramConvolution"],
 )
 def test_mask_of_the_wrong_shape_is_refused(rng, make):
@@ -155,8 +164,11 @@ def test_mask_of_the_wrong_shape_is_refused(rng, make):
 def test_a_built_layer_refuses_another_feature_size(rng, make):
     layer = make()
     layer(rng.normal(size=(2, 5, 3)).astype("float32"))
-    with pytest.raises(ValueError, match=r"expected axis -1 of input shape to have value 3, but received input with "
-                                         r"shape \(2, 5, 4\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"expected axis -1 of input shape to have value 3, but received input with "
+        r"shape \(2, 5, 4\)",
+    ):
         layer(rng.normal(size=(2, 5, 4)).astype("float32"))
 
 

@@ -51,7 +51,9 @@ def test_unknown_class_in_a_keras_file_is_named(tmp_path):
         saving.load_model(str(tmp_path))
     np.testing.assert_allclose(  # a known file loads through the same function
         keras.ops.convert_to_numpy(saving.load_model(source)(np.load(os.path.join(FOLDER, "scrbm.npz"))["inputs"])),
-        np.load(os.path.join(FOLDER, "scrbm.npz"))["predictions"], rtol=1e-5, atol=1e-6,
+        np.load(os.path.join(FOLDER, "scrbm.npz"))["predictions"],
+        rtol=1e-5,
+        atol=1e-6,
     )
 
 
@@ -67,17 +69,15 @@ def test_a_zoo_model_with_keras_seq_metrics_loads_in_a_fresh_process(tmp_path):
 
     inputs = keras.Input((None, 3))
     model = keras.Model(inputs, SCRBM(4, 5)(inputs))
-    model.compile("adam", "sparse_categorical_crossentropy",
-                  metrics=[metrics.SequenceLabellingError(), metrics.BitsPerEvent()])
+    model.compile(
+        "adam", "sparse_categorical_crossentropy", metrics=[metrics.SequenceLabellingError(), metrics.BitsPerEvent()]
+    )
     x, y = np.ones((2, 6, 3), "float32"), np.zeros((2, 6), "int64")
     model.fit(x, y, verbose=0)
     path = str(tmp_path / "zoo_model.keras")
     model.save(path)
     code = (
-        "import sys\n"
-        "from keras_seq import saving\n"
-        f"model = saving.load_model({path!r})\n"
-        "print(type(model).__name__)\n"
+        f"import sys\nfrom keras_seq import saving\nmodel = saving.load_model({path!r})\nprint(type(model).__name__)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and result.stdout.strip() == "Functional", result.stderr[-2000:]

@@ -93,9 +93,7 @@ def test_scrbm_matches_numpy_reference(rng, shape, mode):
     layer.build(x.shape)
     set_weights(layer.cell, weights)
     probs, h = layer(x, labels=None if labels is None else ids)
-    ref_logits, ref_probs, ref_h = reference_scrbm(
-        x.astype("float64"), weights, None if labels is None else labels
-    )
+    ref_logits, ref_probs, ref_h = reference_scrbm(x.astype("float64"), weights, None if labels is None else labels)
     np.testing.assert_allclose(keras.ops.convert_to_numpy(probs), ref_probs, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(keras.ops.convert_to_numpy(h), ref_h, rtol=1e-5, atol=1e-6)
 
@@ -163,9 +161,7 @@ def _check_gradient(rng, mode):
         log_p = z - np.log(np.exp(z).sum(-1, keepdims=True))
         return -(log_p * targets).sum()
 
-    support.assert_gradients_match_finite_differences(
-        layer, autodiff, numpy_loss, weights, WEIGHT_NAMES
-    )
+    support.assert_gradients_match_finite_differences(layer, autodiff, numpy_loss, weights, WEIGHT_NAMES)
 
 
 def test_teacher_forcing_changes_the_state_and_shares_weights(rng):
@@ -346,8 +342,15 @@ def test_dropout_is_random_in_training_and_off_in_inference(rng):
 
 def test_config_round_trip():
     layer = SCRBM(
-        7, 4, return_logits=True, dropout=0.1, recurrent_dropout=0.2, seed=3,
-        kernel_regularizer="l2", label_initializer="he_normal", go_backwards=True,
+        7,
+        4,
+        return_logits=True,
+        dropout=0.1,
+        recurrent_dropout=0.2,
+        seed=3,
+        kernel_regularizer="l2",
+        label_initializer="he_normal",
+        go_backwards=True,
     )
     clone = SCRBM.from_config(layer.get_config())
     assert clone.get_config() == layer.get_config()
@@ -405,7 +408,9 @@ def test_integer_inputs_keep_soft_labels(rng):
     one_hot = np.eye(3, dtype="float32")[np.zeros((2, 5), "int32")]
     layer = SCRBM(4, 3)
     from_ints = keras.ops.convert_to_numpy(layer(x, labels=soft))
-    np.testing.assert_allclose(from_ints, keras.ops.convert_to_numpy(layer(x.astype("float32"), labels=soft)), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(
+        from_ints, keras.ops.convert_to_numpy(layer(x.astype("float32"), labels=soft)), rtol=1e-6, atol=1e-7
+    )
     assert np.abs(from_ints - keras.ops.convert_to_numpy(layer(x, labels=one_hot))).max() > 1e-4
 
 
@@ -472,10 +477,11 @@ def _twin_layers(rng, units, k, d, teacher_forcing, batch=None, **options):
     set_weights(fast.cell, weights)
     cell = SCRBMCell(units, k, teacher_forcing=teacher_forcing, **cell_options)
     plain = keras.layers.RNN(
-        cell, return_state=True, dtype=cell_options.get("dtype"),
-        return_sequences=options.get("return_sequences", True), **{
-            name: value for name, value in options.items() if name != "return_sequences"
-        },
+        cell,
+        return_state=True,
+        dtype=cell_options.get("dtype"),
+        return_sequences=options.get("return_sequences", True),
+        **{name: value for name, value in options.items() if name != "return_sequences"},
     )
     plain.build((batch, None, d + (k if teacher_forcing else 0)))
     set_weights(cell, weights)
@@ -543,9 +549,7 @@ def test_fast_path_draws_the_cells_dropout_masks(rng, mode):
     batch, steps, d, units, k = 3, 6, 4, 5, 3
     x = rng.normal(size=(batch, steps, d)).astype("float32")
     ids = rng.integers(0, k, size=(batch, steps)) if mode == "teacher_forcing" else None
-    fast, plain = _twin_layers(
-        rng, units, k, d, ids is not None, dropout=0.4, recurrent_dropout=0.3, seed=9
-    )
+    fast, plain = _twin_layers(rng, units, k, d, ids is not None, dropout=0.4, recurrent_dropout=0.3, seed=9)
     fast_out, fast_h, plain_out, plain_h = _twin_calls(
         fast, plain, x, ids, k, _padding_mask(batch, steps), training=True
     )
@@ -556,9 +560,7 @@ def test_fast_path_draws_the_cells_dropout_masks(rng, mode):
 @pytest.mark.parametrize("mode", ["inference", "teacher_forcing"])
 def test_fast_path_stateful_matches_cell_in_rnn(rng, mode):
     batch, steps, d, units, k = 4, 5, 3, 6, 4
-    fast, plain = _twin_layers(
-        rng, units, k, d, mode == "teacher_forcing", batch=batch, stateful=True
-    )
+    fast, plain = _twin_layers(rng, units, k, d, mode == "teacher_forcing", batch=batch, stateful=True)
     for call in range(2):
         x = rng.normal(size=(batch, steps, d)).astype("float32")
         ids = rng.integers(0, k, size=(batch, steps)) if mode == "teacher_forcing" else None
@@ -576,12 +578,8 @@ def test_fast_path_mixed_precision(rng, mode):
     fast, plain = _twin_layers(rng, units, k, d, ids is not None, dtype="mixed_bfloat16")
     fast_out, fast_h, plain_out, plain_h = _twin_calls(fast, plain, x, ids, k, None)
     assert fast_out.dtype == plain_out.dtype
-    np.testing.assert_allclose(
-        fast_out.astype("float32"), plain_out.astype("float32"), rtol=0.05, atol=0.02
-    )
-    np.testing.assert_allclose(
-        fast_h.astype("float32"), plain_h.astype("float32"), rtol=0.05, atol=0.02
-    )
+    np.testing.assert_allclose(fast_out.astype("float32"), plain_out.astype("float32"), rtol=0.05, atol=0.02)
+    np.testing.assert_allclose(fast_h.astype("float32"), plain_h.astype("float32"), rtol=0.05, atol=0.02)
 
 
 def _function_gradients(fn, tensors):
@@ -620,9 +618,7 @@ def test_fast_free_energy_matches_softplus_sums(rng, dtype):
         z = a[:, None, :] + u
         expected = np.logaddexp(0.0, z).sum(-1)
         sigmoid = np.exp(-np.logaddexp(0.0, -z))
-        a_t, u_t, upstream_t = (
-            keras.ops.convert_to_tensor(v, dtype=dtype) for v in (a, u, upstream)
-        )
+        a_t, u_t, upstream_t = (keras.ops.convert_to_tensor(v, dtype=dtype) for v in (a, u, upstream))
         assert bool(keras.ops.convert_to_numpy(scrbm._fast_is_exact(u_t)))
         value = keras.ops.convert_to_numpy(scrbm._fast_softplus_sum(a_t, u_t))
         rtol = 1e-6 if dtype == "float32" else 1e-12
@@ -723,9 +719,7 @@ def _compiled_trainer(labels_shape, jit_compile):
     x = keras.Input((5, 3))
     y = keras.Input(labels_shape, dtype="float32")
     model = keras.Model([x, y], SCRBM(4, 3, return_logits=True)(x, labels=y))
-    model.compile(
-        "adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=jit_compile
-    )
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=jit_compile)
     return model
 
 

@@ -53,8 +53,7 @@ def reference_parameters(x, weights, h0=None, c0=None, weight_masks=None):
     return U, W, weights["bias"], h0, c0
 
 
-def reference_trellis(x, weights, num_levels, dilations, h0=None, c0=None,
-                      hidden_mask=None, weight_masks=None):
+def reference_trellis(x, weights, num_levels, dilations, h0=None, c0=None, hidden_mask=None, weight_masks=None):
     """Returns (h, c) of every level after the first, each (batch, time, H).
 
     Training mode with fixed masks: `hidden_mask` (batch, H) multiplies every
@@ -133,8 +132,14 @@ def test_matches_numpy_reference(rng, case):
     state = [rng.normal(size=(batch, hidden)).astype("float32") for _ in range(2)]
 
     layer = TrellisBlock(
-        hidden, out, levels, kernel_size=k, dilations=dilations, weight_norm=wn,
-        aux_frequency=1 if levels > 1 else None, return_state=True,
+        hidden,
+        out,
+        levels,
+        kernel_size=k,
+        dilations=dilations,
+        weight_norm=wn,
+        aux_frequency=1 if levels > 1 else None,
+        return_state=True,
     )
     layer.build(x.shape)
     set_weights(layer, weights)
@@ -196,9 +201,7 @@ def _check_gradient(rng):
         ref = reference_trellis(x, dict(zip(names, arrays)), levels, dilations, h0, c0)
         return ((ref[-1][0][..., -out:] - target) ** 2).sum()
 
-    support.assert_gradients_match_finite_differences(
-        layer_state, autodiff, numpy_loss, weights, names
-    )
+    support.assert_gradients_match_finite_differences(layer_state, autodiff, numpy_loss, weights, names)
 
 
 class _StateBound(keras.layers.Layer):
@@ -244,9 +247,7 @@ def test_from_lstm_reproduces_the_truncated_lstm(rng, history, steps, units):
     x64 = x.astype("float64")
     for t in range(steps):
         window = x64[:, max(0, t - history + 1) : t + 1]
-        np.testing.assert_allclose(
-            outputs[:, t], reference_lstm(window, lstm), rtol=1e-5, atol=1e-6, err_msg=t
-        )
+        np.testing.assert_allclose(outputs[:, t], reference_lstm(window, lstm), rtol=1e-5, atol=1e-6, err_msg=t)
 
 
 def test_from_lstm_cell_and_levels_are_the_lstm_steps(rng):
@@ -256,14 +257,18 @@ def test_from_lstm_cell_and_levels_are_the_lstm_steps(rng):
     block = TrellisBlock.from_lstm(cell, 5, aux_frequency=1)
     _, aux = block(x)
     np.testing.assert_allclose(  # the cell's own equations, as Keras runs them
-        to_numpy(keras.layers.RNN(cell)(x[:, -5:])), reference_lstm(x[:, -5:], cell),
-        rtol=1e-5, atol=1e-6,
+        to_numpy(keras.layers.RNN(cell)(x[:, -5:])),
+        reference_lstm(x[:, -5:], cell),
+        rtol=1e-5,
+        atol=1e-6,
     )
     assert to_numpy(aux).shape == (2, 6, 5, 4)
     for j in range(1, 6):  # level j at t = LSTM state after j steps ending at t
         np.testing.assert_allclose(
-            to_numpy(aux)[:, -1, j - 1], reference_lstm(x[:, -j:].astype("float64"), cell),
-            rtol=1e-5, atol=1e-6,
+            to_numpy(aux)[:, -1, j - 1],
+            reference_lstm(x[:, -j:].astype("float64"), cell),
+            rtol=1e-5,
+            atol=1e-6,
         )
 
 
@@ -293,8 +298,7 @@ def test_from_lstm_rejects_what_it_cannot_emulate():
 def test_causal_with_the_documented_receptive_field(rng, k, dilations, levels):
     steps = 24
     x = rng.normal(size=(2, steps, 3)).astype("float32")
-    layer = TrellisBlock(5, 5, levels, kernel_size=k, dilations=dilations,
-                         bias_initializer="random_normal")
+    layer = TrellisBlock(5, 5, levels, kernel_size=k, dilations=dilations, bias_initializer="random_normal")
     base = to_numpy(layer(x))
     t = 17
     future = x.copy()
@@ -401,15 +405,31 @@ def test_hidden_dropout_masks_the_convolution_input_history_included(rng):
     x, weights, (h0, c0) = _training_case(rng, hidden=hidden)
     mask = _binary_mask(rng, (2, hidden))
     mask[:, -out:] = [[0.0, 2.0, 0.0], [2.0, 0.0, 2.0]]  # drop some output channels
-    layer = _FixedMasks(hidden, out, levels, kernel_size=3, dilations=dilations, dropout=0.5,
-                        aux_frequency=2, return_state=True, hidden_mask=mask)
+    layer = _FixedMasks(
+        hidden,
+        out,
+        levels,
+        kernel_size=3,
+        dilations=dilations,
+        dropout=0.5,
+        aux_frequency=2,
+        return_state=True,
+        hidden_mask=mask,
+    )
     layer.build(x.shape)
     set_weights(layer, weights)
     y, aux, h, c = (to_numpy(t) for t in layer(x, initial_state=[h0, c0], training=True))
 
     w64 = {n: w.astype("float64") for n, w in weights.items()}
-    ref = reference_trellis(x.astype("float64"), w64, levels, dilations, h0.astype("float64"),
-                            c0.astype("float64"), hidden_mask=mask.astype("float64"))
+    ref = reference_trellis(
+        x.astype("float64"),
+        w64,
+        levels,
+        dilations,
+        h0.astype("float64"),
+        c0.astype("float64"),
+        hidden_mask=mask.astype("float64"),
+    )
     tol = dict(rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(y, ref[-1][0][..., -out:], **tol)
     np.testing.assert_allclose(aux[:, :, 0], ref[1][0][..., -out:], **tol)
@@ -427,10 +447,10 @@ def test_hidden_dropout_masks_the_convolution_input_history_included(rng):
         y2 = to_numpy(layer(x, initial_state=[h0_changed, c0], training=True)[0])
         assert (np.abs(y2[0] - y[0]).max() > 1e-4) == matters, channel
     # Inference ignores the mask.
-    eval_ref = reference_trellis(x.astype("float64"), w64, levels, dilations,
-                                 h0.astype("float64"), c0.astype("float64"))
-    np.testing.assert_allclose(to_numpy(layer(x, initial_state=[h0, c0])[0]),
-                               eval_ref[-1][0][..., -out:], **tol)
+    eval_ref = reference_trellis(
+        x.astype("float64"), w64, levels, dilations, h0.astype("float64"), c0.astype("float64")
+    )
+    np.testing.assert_allclose(to_numpy(layer(x, initial_state=[h0, c0])[0]), eval_ref[-1][0][..., -out:], **tol)
     assert np.abs(y - eval_ref[-1][0][..., -out:]).max() > 1e-3
 
 
@@ -439,11 +459,21 @@ def test_weight_dropout_drops_the_earlier_taps_of_v_before_the_norm(rng, k, weig
     hidden, out, levels, dilations, d = 5, 2, 3, (1, 2), 3
     x, weights, _ = _training_case(rng, k=k, weight_norm=weight_norm, hidden=hidden, d=d)
     taps = max(k - 1, 1)
-    masks = {"input_kernel": _binary_mask(rng, (taps, d, 4 * hidden)),
-             "hidden_kernel": _binary_mask(rng, (taps, hidden, 4 * hidden))}
-    layer = _FixedMasks(hidden, out, levels, kernel_size=k, dilations=dilations,
-                        weight_dropout=0.5, weight_norm=weight_norm, return_state=True,
-                        weight_masks=[masks["input_kernel"], masks["hidden_kernel"]])
+    masks = {
+        "input_kernel": _binary_mask(rng, (taps, d, 4 * hidden)),
+        "hidden_kernel": _binary_mask(rng, (taps, hidden, 4 * hidden)),
+    }
+    layer = _FixedMasks(
+        hidden,
+        out,
+        levels,
+        kernel_size=k,
+        dilations=dilations,
+        weight_dropout=0.5,
+        weight_norm=weight_norm,
+        return_state=True,
+        weight_masks=[masks["input_kernel"], masks["hidden_kernel"]],
+    )
     layer.build(x.shape)
     set_weights(layer, weights)
     y, h, c = (to_numpy(t) for t in layer(x, training=True))
@@ -479,16 +509,22 @@ def test_weight_dropout_zero_channel_gets_a_zero_kernel():
     mask_u = np.full((1, d, 4 * hidden), 2.0, "float32")
     mask_u[..., 0] = 0.0  # channel 0's only entry
     mask_w = np.full((1, hidden, 4 * hidden), 2.0, "float32")
-    layer = _FixedMasks(hidden, 1, 2, kernel_size=1, weight_dropout=0.5,
-                        weight_masks=[mask_u, mask_w])
+    layer = _FixedMasks(hidden, 1, 2, kernel_size=1, weight_dropout=0.5, weight_masks=[mask_u, mask_w])
     layer.build((None, None, d))
     U, _ = (to_numpy(t) for t in layer._kernels(weight_dropout=True))
     assert np.isfinite(U).all() and U[..., 0] == 0.0 and np.abs(U[..., 1:]).min() > 0
 
 
-@pytest.mark.parametrize("levels,frequency,expected", [
-    (4, 2, [2, 4]), (5, 2, [2, 4]), (3, 3, [3]), (4, 1, [1, 2, 3, 4]), (7, 3, [3, 6]),
-])
+@pytest.mark.parametrize(
+    "levels,frequency,expected",
+    [
+        (4, 2, [2, 4]),
+        (5, 2, [2, 4]),
+        (3, 3, [3]),
+        (4, 1, [1, 2, 3, 4]),
+        (7, 3, [3, 6]),
+    ],
+)
 def test_aux_outputs_are_every_nth_level_top_included(rng, levels, frequency, expected):
     x, weights, (h0, c0) = _training_case(rng, k=2, hidden=4, steps=6)
     layer = TrellisBlock(4, 2, levels, dilations=(1, 2), aux_frequency=frequency)
@@ -499,8 +535,7 @@ def test_aux_outputs_are_every_nth_level_top_included(rng, levels, frequency, ex
     y, aux = (to_numpy(t) for t in layer(x, initial_state=[h0, c0]))
     assert aux.shape == (2, 6, len(expected), 2)
     w64 = {n: w.astype("float64") for n, w in weights.items()}
-    ref = reference_trellis(x.astype("float64"), w64, levels, (1, 2), h0.astype("float64"),
-                            c0.astype("float64"))
+    ref = reference_trellis(x.astype("float64"), w64, levels, (1, 2), h0.astype("float64"), c0.astype("float64"))
     for a, level in enumerate(expected):  # level n is ref[n - 1]
         np.testing.assert_allclose(aux[:, :, a], ref[level - 1][0][..., -2:], rtol=1e-5, atol=1e-6)
     if expected[-1] == levels:
@@ -512,8 +547,17 @@ def test_training_masks_come_from_the_seed_and_are_shared_over_time(rng):
     x, weights, (h0, c0) = _training_case(rng, k=2, hidden=hidden, steps=9, batch=3)
     blocks = []
     for _ in range(2):  # the same seed twice
-        block = _Recording(hidden, out, levels, dilations=dilations, dropout=rate,
-                           weight_dropout=rate, aux_frequency=2, return_state=True, seed=7)
+        block = _Recording(
+            hidden,
+            out,
+            levels,
+            dilations=dilations,
+            dropout=rate,
+            weight_dropout=rate,
+            aux_frequency=2,
+            return_state=True,
+            seed=7,
+        )
         block.drawn = []
         block.build(x.shape)
         set_weights(block, weights)
@@ -533,10 +577,14 @@ def test_training_masks_come_from_the_seed_and_are_shared_over_time(rng):
     # The numpy reference with this one (batch, H) mask at every step and level.
     w64 = {n: w.astype("float64") for n, w in weights.items()}
     ref = reference_trellis(
-        x.astype("float64"), w64, levels, dilations, h0.astype("float64"), c0.astype("float64"),
+        x.astype("float64"),
+        w64,
+        levels,
+        dilations,
+        h0.astype("float64"),
+        c0.astype("float64"),
         hidden_mask=mask_h[:, 0].astype("float64"),
-        weight_masks={"input_kernel": mask_u.astype("float64"),
-                      "hidden_kernel": mask_w.astype("float64")},
+        weight_masks={"input_kernel": mask_u.astype("float64"), "hidden_kernel": mask_w.astype("float64")},
     )
     y, aux, h, c = outputs[0]
     tol = dict(rtol=1e-5, atol=1e-6)
@@ -549,10 +597,10 @@ def test_training_masks_come_from_the_seed_and_are_shared_over_time(rng):
     again = to_numpy(blocks[0](x, initial_state=[h0, c0], training=True)[0])
     assert np.abs(again - y).max() > 1e-4
     assert (blocks[0].drawn[5][1] != mask_h).any()
-    eval_ref = reference_trellis(x.astype("float64"), w64, levels, dilations,
-                                 h0.astype("float64"), c0.astype("float64"))
-    np.testing.assert_allclose(to_numpy(blocks[0](x, initial_state=[h0, c0])[0]),
-                               eval_ref[-1][0][..., -out:], **tol)
+    eval_ref = reference_trellis(
+        x.astype("float64"), w64, levels, dilations, h0.astype("float64"), c0.astype("float64")
+    )
+    np.testing.assert_allclose(to_numpy(blocks[0](x, initial_state=[h0, c0])[0]), eval_ref[-1][0][..., -out:], **tol)
     assert len(blocks[0].drawn) == 6
 
 
@@ -562,8 +610,7 @@ def test_training_masks_come_from_the_seed_and_are_shared_over_time(rng):
 # dilation cycles) against the levels computed one by one, as the layer did
 # before them
 # ---------------------------------------------------------------------------
-def per_level_reference(x, weights, num_levels, dilations, h0=None, c0=None,
-                        hidden_mask=None, weight_masks=None):
+def per_level_reference(x, weights, num_levels, dilations, h0=None, c0=None, hidden_mask=None, weight_masks=None):
     """`reference_trellis` vectorised over time: every level, level 0
     included, is the input convolution plus the hidden convolution of the
     (masked) previous level padded with the (masked) history, one matmul
@@ -595,12 +642,19 @@ def per_level_reference(x, weights, num_levels, dilations, h0=None, c0=None,
 
 def test_per_level_reference_is_the_step_by_step_reference(rng):
     x, weights, (h0, c0) = _training_case(rng, k=3, hidden=4, steps=7)
-    masks = {"input_kernel": _binary_mask(rng, (2, 3, 16)),
-             "hidden_kernel": _binary_mask(rng, (2, 4, 16))}
+    masks = {"input_kernel": _binary_mask(rng, (2, 3, 16)), "hidden_kernel": _binary_mask(rng, (2, 4, 16))}
     hidden_mask = _binary_mask(rng, (2, 4))
     f64 = lambda a: a.astype("float64")  # noqa: E731
-    args = (f64(x), {n: f64(w) for n, w in weights.items()}, 5, (1, 3), f64(h0), f64(c0),
-            f64(hidden_mask), {n: f64(m) for n, m in masks.items()})
+    args = (
+        f64(x),
+        {n: f64(w) for n, w in weights.items()},
+        5,
+        (1, 3),
+        f64(h0),
+        f64(c0),
+        f64(hidden_mask),
+        {n: f64(m) for n, m in masks.items()},
+    )
     for (h, c), (ref_h, ref_c) in zip(per_level_reference(*args), reference_trellis(*args)):
         np.testing.assert_allclose(h, ref_h, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(c, ref_c, rtol=1e-10, atol=1e-12)
@@ -615,26 +669,34 @@ FAST_CASES = [
     (1, 3, 2, 3, 2, 5, 3, (4,), 2, True, True, False, True, False),
     (2, 11, 5, 6, 4, 10, 2, (2, 1, 3), 3, False, True, True, False, False),
     (2, 8, 1, 5, 5, 8, 1, (1,), None, True, True, False, True, True),
-    (2, 12, 2, 4, 1, 11, 2, (1, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512), None, True, False,
-     False, True, False),
+    (2, 12, 2, 4, 1, 11, 2, (1, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512), None, True, False, False, True, False),
 ]
 
 
 def _fast_path_block(case, weights, fold, loop, rng, dtype=None):
-    (batch, steps, d, hidden, out, levels, k, dilations, aux, wn, _, return_state,
-     training, _) = case
+    (batch, steps, d, hidden, out, levels, k, dilations, aux, wn, _, return_state, training, _) = case
     taps = max(k - 1, 1)
     masks = {}
     if training:
-        masks = {"hidden": _binary_mask(rng, (batch, hidden)),
-                 "input_kernel": _binary_mask(rng, (taps, d, 4 * hidden)),
-                 "hidden_kernel": _binary_mask(rng, (taps, hidden, 4 * hidden))}
+        masks = {
+            "hidden": _binary_mask(rng, (batch, hidden)),
+            "input_kernel": _binary_mask(rng, (taps, d, 4 * hidden)),
+            "hidden_kernel": _binary_mask(rng, (taps, hidden, 4 * hidden)),
+        }
     layer = _FixedMasks(
-        hidden, out, levels, kernel_size=k, dilations=dilations, weight_norm=wn,
-        aux_frequency=aux, return_state=return_state,
-        dropout=0.5 if training else 0.0, weight_dropout=0.5 if training else 0.0,
+        hidden,
+        out,
+        levels,
+        kernel_size=k,
+        dilations=dilations,
+        weight_norm=wn,
+        aux_frequency=aux,
+        return_state=return_state,
+        dropout=0.5 if training else 0.0,
+        weight_dropout=0.5 if training else 0.0,
         hidden_mask=masks.get("hidden"),
-        weight_masks=[masks.get("input_kernel"), masks.get("hidden_kernel")], dtype=dtype,
+        weight_masks=[masks.get("input_kernel"), masks.get("hidden_kernel")],
+        dtype=dtype,
     )
     layer._fold_input = lambda input_dim: fold
     layer._loop_cycles = loop
@@ -647,8 +709,7 @@ def _fast_path_block(case, weights, fold, loop, rng, dtype=None):
 @pytest.mark.parametrize("fold", [True, False], ids=["folded", "injected"])
 @pytest.mark.parametrize("case", FAST_CASES)
 def test_fast_paths_match_the_levels_one_by_one(rng, case, fold, loop):
-    (batch, steps, d, hidden, out, levels, k, dilations, aux, wn, with_state,
-     return_state, training, loops) = case
+    (batch, steps, d, hidden, out, levels, k, dilations, aux, wn, with_state, return_state, training, loops) = case
     x = rng.normal(size=(batch, steps, d)).astype("float32")
     weights = random_weights(rng, d, hidden, k, wn)
     state = [rng.normal(size=(batch, hidden)).astype("float32") for _ in range(2)]
@@ -659,7 +720,10 @@ def test_fast_paths_match_the_levels_one_by_one(rng, case, fold, loop):
 
     f64 = lambda a: None if a is None else a.astype("float64")  # noqa: E731
     ref = per_level_reference(
-        f64(x), {n: f64(w) for n, w in weights.items()}, levels, dilations,
+        f64(x),
+        {n: f64(w) for n, w in weights.items()},
+        levels,
+        dilations,
         *(f64(s) for s in (state if with_state else [None, None])),
         hidden_mask=f64(masks.get("hidden")),
         weight_masks={n: f64(masks[n]) for n in ("input_kernel", "hidden_kernel")} if training else None,
@@ -703,14 +767,18 @@ def test_fast_paths_gradient_matches_finite_differences(rng, fold):
 
         def numpy_loss(arrays):
             ref = per_level_reference(
-                x, dict(zip(names, arrays)), levels, dilations, h0, c0, masks["hidden"],
+                x,
+                dict(zip(names, arrays)),
+                levels,
+                dilations,
+                h0,
+                c0,
+                masks["hidden"],
                 {n: masks[n] for n in ("input_kernel", "hidden_kernel")},
             )
             return ((ref[-1][0][..., -out:] - target) ** 2).sum()
 
-        support.assert_gradients_match_finite_differences(
-            bound, autodiff, numpy_loss, weights, names
-        )
+        support.assert_gradients_match_finite_differences(bound, autodiff, numpy_loss, weights, names)
 
 
 def test_compiled_fit_with_loops_equals_the_unrolled_levels(rng):
@@ -722,18 +790,17 @@ def test_compiled_fit_with_loops_equals_the_unrolled_levels(rng):
     y = rng.normal(size=(batch * 2, 9, 1)).astype("float32")
     models = []
     for loop in (True, False):
-        block = TrellisBlock(5, 2, 12, dilations=(1, 2), stateful=True, dropout=0.2,
-                             weight_dropout=0.2, seed=3, name="trellis")
+        block = TrellisBlock(
+            5, 2, 12, dilations=(1, 2), stateful=True, dropout=0.2, weight_dropout=0.2, seed=3, name="trellis"
+        )
         block._loop_cycles = loop
-        model = keras.Sequential([keras.Input((9, 2), batch_size=batch), block,
-                                  keras.layers.Dense(1, name="head")])
+        model = keras.Sequential([keras.Input((9, 2), batch_size=batch), block, keras.layers.Dense(1, name="head")])
         models.append(model)
     models[1].set_weights(models[0].get_weights())
     assert any(n for _, n in models[0].layers[0]._level_plan())
     assert not any(n for _, n in models[1].layers[0]._level_plan())
     for model in models:
-        model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse",
-                      jit_compile=support.backend_has_xla())
+        model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", jit_compile=support.backend_has_xla())
         model.fit(x, y, batch_size=batch, epochs=2, shuffle=False, verbose=0)
     for a, b in zip(*(m.get_weights() for m in models)):  # the stored state included
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
@@ -754,8 +821,7 @@ class TrellisBlockLayerTest(testing.TestCase):
     def test_harness(self):
         self.run_layer_test(
             TrellisBlock,
-            init_kwargs={"hidden_units": 6, "output_units": 2, "num_levels": 3,
-                         "dilations": [1, 2]},
+            init_kwargs={"hidden_units": 6, "output_units": 2, "num_levels": 3, "dilations": [1, 2]},
             input_shape=(2, 5, 3),
             expected_output_shape=(2, 5, 2),
             expected_num_trainable_weights=5,
@@ -766,9 +832,17 @@ class TrellisBlockLayerTest(testing.TestCase):
     def test_harness_with_dropout_and_state(self):
         self.run_layer_test(
             TrellisBlock,
-            init_kwargs={"hidden_units": 4, "output_units": 4, "num_levels": 2,
-                         "kernel_size": 3, "dropout": 0.3, "weight_norm": False,
-                         "return_state": True, "aux_frequency": 1, "seed": 2},
+            init_kwargs={
+                "hidden_units": 4,
+                "output_units": 4,
+                "num_levels": 2,
+                "kernel_size": 3,
+                "dropout": 0.3,
+                "weight_norm": False,
+                "return_state": True,
+                "aux_frequency": 1,
+                "seed": 2,
+            },
             input_shape=(3, 6, 2),
             expected_output_shape=((3, 6, 4), (3, 6, 2, 4), (3, 4), (3, 4)),
             expected_num_trainable_weights=3,
@@ -781,13 +855,14 @@ def test_fit_with_xla_save_and_reload(rng, tmp_path):
     """XLA on TensorFlow and JAX; PyTorch has no XLA here and runs eagerly."""
     x = rng.normal(size=(16, 12, 3)).astype("float32")
     y = np.cumsum(x[..., :1], axis=1).astype("float32") * 0.1
-    model = keras.Sequential([
-        keras.Input((12, 3)),
-        TrellisBlock(8, 4, 4, dilations=[1, 2], dropout=0.2, seed=1),
-        keras.layers.Dense(1),
-    ])
-    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse",
-                  jit_compile=support.backend_has_xla())
+    model = keras.Sequential(
+        [
+            keras.Input((12, 3)),
+            TrellisBlock(8, 4, 4, dilations=[1, 2], dropout=0.2, seed=1),
+            keras.layers.Dense(1),
+        ]
+    )
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse", jit_compile=support.backend_has_xla())
     history = model.fit(x, y, epochs=3, batch_size=8, verbose=0)
     assert np.all(np.isfinite(history.history["loss"]))
     assert history.history["loss"][-1] < history.history["loss"][0]
@@ -795,9 +870,7 @@ def test_fit_with_xla_save_and_reload(rng, tmp_path):
     path = str(tmp_path / "trellis.keras")
     model.save(path)
     reloaded = keras.saving.load_model(path)  # no custom_objects
-    np.testing.assert_allclose(
-        reloaded.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6, atol=1e-6
-    )
+    np.testing.assert_allclose(reloaded.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6, atol=1e-6)
     assert isinstance(reloaded.layers[0], TrellisBlock)
 
 
@@ -824,9 +897,20 @@ def test_forget_bias_shifts_only_the_forget_gates_initial_bias():
 
 def test_config_round_trip():
     layer = TrellisBlock(
-        7, 3, 5, kernel_size=3, dilations=[1, 2], dropout=0.1, weight_norm=False,
-        aux_frequency=2, return_state=True, hidden_kernel_regularizer="l2", forget_bias=2.5,
-        bias_initializer="ones", input_kernel_constraint="non_neg", seed=4,
+        7,
+        3,
+        5,
+        kernel_size=3,
+        dilations=[1, 2],
+        dropout=0.1,
+        weight_norm=False,
+        aux_frequency=2,
+        return_state=True,
+        hidden_kernel_regularizer="l2",
+        forget_bias=2.5,
+        bias_initializer="ones",
+        input_kernel_constraint="non_neg",
+        seed=4,
     )
     clone = TrellisBlock.from_config(layer.get_config())
     assert clone.get_config() == layer.get_config()
@@ -878,8 +962,7 @@ def test_bad_inputs():
 # Weight dropout at inference
 # ---------------------------------------------------------------------------
 def _weight_dropout_pair(rng, rate=0.5):
-    kwargs = dict(weight_dropout=rate, weight_norm=False, dilations=(1, 2), seed=5,
-                  return_state=True)
+    kwargs = dict(weight_dropout=rate, weight_norm=False, dilations=(1, 2), seed=5, return_state=True)
     layer = TrellisBlock(5, 3, 4, **kwargs)
     weights = random_weights(rng, 2, 5, 2, False)
     layer.build((None, None, 2))
@@ -932,9 +1015,7 @@ def test_stateful_halves_equal_passing_the_first_halfs_state(rng):
     np.testing.assert_array_equal(to_numpy(stateful.state_c), 0.0)
     np.testing.assert_allclose(to_numpy(stateful(x[:, :4])), to_numpy(first), **tol)
     # An explicit initial_state overrides the stored one.
-    np.testing.assert_allclose(
-        to_numpy(stateful(x[:, 4:], initial_state=[h1, c1])), to_numpy(second), **tol
-    )
+    np.testing.assert_allclose(to_numpy(stateful(x[:, 4:], initial_state=[h1, c1])), to_numpy(second), **tol)
 
 
 def test_stateful_in_a_compiled_fit_carries_the_state(rng):
@@ -942,11 +1023,13 @@ def test_stateful_in_a_compiled_fit_carries_the_state(rng):
     batch = 4
     x = rng.normal(size=(batch * 2, 6, 2)).astype("float32")
     y = rng.normal(size=(batch * 2, 6, 1)).astype("float32")
-    model = keras.Sequential([
-        keras.Input((6, 2), batch_size=batch),
-        TrellisBlock(5, 2, 2, stateful=True, dropout=0.1, weight_dropout=0.2, seed=1),
-        keras.layers.Dense(1),
-    ])
+    model = keras.Sequential(
+        [
+            keras.Input((6, 2), batch_size=batch),
+            TrellisBlock(5, 2, 2, stateful=True, dropout=0.1, weight_dropout=0.2, seed=1),
+            keras.layers.Dense(1),
+        ]
+    )
     model.compile(optimizer="adam", loss="mse", jit_compile=support.backend_has_xla())
     model.fit(x, y, batch_size=batch, epochs=1, shuffle=False, verbose=0)
     block = model.layers[0]

@@ -25,8 +25,11 @@ TAGS = ["DT", "NN", "VBD", "."]
 
 
 def _words(suffixes=False):
-    return WordPreprocessor(WORDS, TAGS, suffixes={2: ["<pad>", "<oov>", "he", "at"],
-                                                   3: ["<pad>", "<oov>", "the", "cat"]} if suffixes else None)
+    return WordPreprocessor(
+        WORDS,
+        TAGS,
+        suffixes={2: ["<pad>", "<oov>", "he", "at"], 3: ["<pad>", "<oov>", "the", "cat"]} if suffixes else None,
+    )
 
 
 def _tagger(suffixes=False):
@@ -47,13 +50,16 @@ def test_word_ids_follow_the_training_rules():
     assert ids[0].tolist() == [[1, 2, 2, 2], [3, 3, 3, 1], [1, 3, 1, 2], [1, 1, 1, 4]]
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("the cat sat", "one string"),
-    (["the cat sat"], "sentence 0 is one string"),
-    ([[]], "sentence 0 is empty"),
-    ([], "at least one sentence"),
-    ([["the", 3]], "non-empty string"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("the cat sat", "one string"),
+        (["the cat sat"], "sentence 0 is one string"),
+        ([[]], "sentence 0 is empty"),
+        ([], "at least one sentence"),
+        ([["the", 3]], "non-empty string"),
+    ],
+)
 def test_word_preprocessor_names_bad_input(bad, message):
     with pytest.raises(ValueError, match=message):
         _words()(bad)
@@ -104,8 +110,13 @@ def test_letter_images_shapes_and_values():
 
 
 def _music_model(units=8):
-    backbone = keras.Sequential([keras.Input((None, 88)), keras.layers.LSTM(units, return_sequences=True),
-                                 keras.layers.Dense(88, activation="sigmoid")])
+    backbone = keras.Sequential(
+        [
+            keras.Input((None, 88)),
+            keras.layers.LSTM(units, return_sequences=True),
+            keras.layers.Dense(88, activation="sigmoid"),
+        ]
+    )
     return PianoRollModel(backbone, PianoRollPreprocessor())
 
 
@@ -126,8 +137,9 @@ def test_generated_frames_follow_the_backbone_probabilities():
     inputs = keras.Input((None, 88))
     bias = np.full(88, -30.0, "float32")
     bias[50] = 30.0
-    dense = keras.layers.Dense(88, activation="sigmoid", kernel_initializer="zeros",
-                               bias_initializer=keras.initializers.Constant(bias))
+    dense = keras.layers.Dense(
+        88, activation="sigmoid", kernel_initializer="zeros", bias_initializer=keras.initializers.Constant(bias)
+    )
     model = PianoRollModel(keras.Model(inputs, dense(inputs)), PianoRollPreprocessor())
     roll = model.generate(frames=6, seed=0)
     assert roll[1:].sum() == 6 and roll[1:, 50].all()

@@ -36,8 +36,18 @@ def test_language_model_with_deep_supervision_fits_and_reloads(rng, tmp_path):
     vocab = 9
     tokens = rng.integers(0, vocab, size=(16, 12)).astype("int32")
     x, y = tokens[:, :-1], tokens[:, 1:]
-    model = TrellisNet(12, 5, 4, vocab_size=vocab, embedding_dim=5, aux_frequency=2,
-                       dropout=0.1, input_dropout=0.1, output_dropout=0.1, seed=1)
+    model = TrellisNet(
+        12,
+        5,
+        4,
+        vocab_size=vocab,
+        embedding_dim=5,
+        aux_frequency=2,
+        dropout=0.1,
+        input_dropout=0.1,
+        output_dropout=0.1,
+        seed=1,
+    )
     model.compile(
         optimizer=keras.optimizers.Adam(0.01),
         jit_compile=support.backend_has_xla(),
@@ -74,8 +84,9 @@ def test_deep_supervision_loss_is_the_mean_over_levels(rng):
 def test_deep_supervision_takes_per_step_sample_weights(rng):
     """Padded piano rolls: (batch, time) weights apply to the main and the
     auxiliary loss alike; a padded step's targets change nothing."""
-    model = TrellisNet(8, 4, 4, input_dim=3, num_outputs=3, output_activation="sigmoid",
-                       aux_frequency=2, dilations=[1, 2])
+    model = TrellisNet(
+        8, 4, 4, input_dim=3, num_outputs=3, output_activation="sigmoid", aux_frequency=2, dilations=[1, 2]
+    )
     model.compile(optimizer="sgd", **deep_supervision(keras.losses.BinaryCrossentropy(), 0.5))
     x = rng.integers(0, 2, size=(2, 6, 3)).astype("float32")
     y = rng.integers(0, 2, size=(2, 6, 3)).astype("float32")
@@ -84,8 +95,9 @@ def test_deep_supervision_takes_per_step_sample_weights(rng):
     flipped = y.copy()
     flipped[:, 4:] = 1.0 - flipped[:, 4:]
     losses = [
-        model.evaluate(x, {"output": t, "aux": t}, sample_weight={"output": w, "aux": w}, verbose=0,
-                       return_dict=True)["loss"]
+        model.evaluate(x, {"output": t, "aux": t}, sample_weight={"output": w, "aux": w}, verbose=0, return_dict=True)[
+            "loss"
+        ]
         for t in (y, flipped)
     ]
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-6)
@@ -94,8 +106,17 @@ def test_deep_supervision_takes_per_step_sample_weights(rng):
 
 
 def test_sequence_classifier_on_features(rng):
-    model = TrellisNet(8, 4, 3, input_dim=1, num_outputs=10, return_sequences=False,
-                       dilations=[1, 2], output_activation="softmax", sequence_length=20)
+    model = TrellisNet(
+        8,
+        4,
+        3,
+        input_dim=1,
+        num_outputs=10,
+        return_sequences=False,
+        dilations=[1, 2],
+        output_activation="softmax",
+        sequence_length=20,
+    )
     probs = keras.ops.convert_to_numpy(model(rng.normal(size=(2, 20, 1)).astype("float32")))
     assert probs.shape == (2, 10)
     np.testing.assert_allclose(probs.sum(-1), 1.0, rtol=1e-5)
@@ -117,7 +138,9 @@ def test_bad_arguments():
 def test_token_ids_outside_the_vocabulary_are_named(bad):
     model = TrellisNet(8, 4, 2, vocab_size=10, embedding_dim=4)
     assert keras.ops.convert_to_numpy(model(np.array([[1, 2, 9]]))).shape == (1, 3, 10)
-    with pytest.raises(ValueError, match=rf"TrellisNet token ids must be integers in \[0, 10\); got .*{bad}.* at \(0, 2\)"):
+    with pytest.raises(
+        ValueError, match=rf"TrellisNet token ids must be integers in \[0, 10\); got .*{bad}.* at \(0, 2\)"
+    ):
         model(np.array([[1, 2, bad]]))
 
 
@@ -174,18 +197,17 @@ def test_mixture_of_softmaxes_matches_numpy(rng):
     assert log_p.shape == (2, 5, vocab)
     np.testing.assert_allclose(np.exp(log_p).sum(-1), 1.0, rtol=1e-5)
 
-    h = keras.ops.convert_to_numpy(
-        model.get_layer("trellis")(model.get_layer("embedding")(tokens))
-    ).astype("float64")
-    L, b, P = (keras.ops.convert_to_numpy(w).astype("float64") for w in
-               (mos.latent_kernel, mos.latent_bias, mos.prior_kernel))
+    h = keras.ops.convert_to_numpy(model.get_layer("trellis")(model.get_layer("embedding")(tokens))).astype("float64")
+    L, b, P = (
+        keras.ops.convert_to_numpy(w).astype("float64") for w in (mos.latent_kernel, mos.latent_bias, mos.prior_kernel)
+    )
     E = keras.ops.convert_to_numpy(model.get_layer("embedding").embeddings).astype("float64")
     expected = np.zeros((2, 5, vocab))
     for i in range(2):
         for t in range(5):
             prior = np.exp(_np_log_softmax(h[i, t] @ P))
             for k in range(experts):
-                latent = np.tanh(h[i, t] @ L[:, k * emb:(k + 1) * emb] + b[k * emb:(k + 1) * emb])
+                latent = np.tanh(h[i, t] @ L[:, k * emb : (k + 1) * emb] + b[k * emb : (k + 1) * emb])
                 expected[i, t] += prior[k] * np.exp(_np_log_softmax(latent @ E.T))
     np.testing.assert_allclose(np.exp(log_p), expected, rtol=1e-4, atol=1e-6)
     # The log-probabilities are valid logits: the from_logits loss is -log p.
@@ -200,8 +222,7 @@ def test_mixture_layers_config_and_untied_head(rng):
     assert MixtureOfSoftmaxes.from_config(layer.get_config()).get_config() == layer.get_config()
     combine = MixtureLogProbabilities()
     assert MixtureLogProbabilities.from_config(combine.get_config()).get_config() == combine.get_config()
-    model = TrellisNet(6, 4, 2, vocab_size=9, embedding_dim=5, tie_weights=False, num_experts=2,
-                       aux_frequency=1)
+    model = TrellisNet(6, 4, 2, vocab_size=9, embedding_dim=5, tie_weights=False, num_experts=2, aux_frequency=1)
     out = model(rng.integers(0, 9, size=(2, 3)).astype("int32"))
     assert tuple(out["aux"].shape) == (2, 3, 2, 9)
     for key in ("output", "aux"):
@@ -213,15 +234,29 @@ def test_mixture_layers_config_and_untied_head(rng):
 def test_stateful_language_model_fits_resets_and_reloads(rng, tmp_path):
     vocab, batch = 9, 4
     stream = rng.integers(0, vocab, size=(batch * 3, 8)).astype("int32")
-    model = TrellisNet(10, 5, 3, vocab_size=vocab, embedding_dim=5, num_experts=2,
-                       embedding_dropout=0.1, weight_dropout=0.2, dropout=0.1, aux_frequency=2,
-                       stateful=True, batch_size=batch, seed=1)
+    model = TrellisNet(
+        10,
+        5,
+        3,
+        vocab_size=vocab,
+        embedding_dim=5,
+        num_experts=2,
+        embedding_dropout=0.1,
+        weight_dropout=0.2,
+        dropout=0.1,
+        aux_frequency=2,
+        stateful=True,
+        batch_size=batch,
+        seed=1,
+    )
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    model.compile(optimizer=keras.optimizers.Adam(0.01), jit_compile=support.backend_has_xla(),
-                  **deep_supervision(loss, 0.3))
+    model.compile(
+        optimizer=keras.optimizers.Adam(0.01), jit_compile=support.backend_has_xla(), **deep_supervision(loss, 0.3)
+    )
     targets = {"output": stream, "aux": stream}
-    history = model.fit(stream, targets, batch_size=batch, epochs=2, shuffle=False, verbose=0,
-                        callbacks=[ResetStates()])
+    history = model.fit(
+        stream, targets, batch_size=batch, epochs=2, shuffle=False, verbose=0, callbacks=[ResetStates()]
+    )
     assert np.all(np.isfinite(history.history["loss"]))
     block = model.get_layer("trellis")
     assert np.abs(keras.ops.convert_to_numpy(block.state_h)).max() > 0
@@ -235,7 +270,9 @@ def test_stateful_language_model_fits_resets_and_reloads(rng, tmp_path):
         m.get_layer("trellis").reset_states()
     np.testing.assert_allclose(
         reloaded.predict(stream, batch_size=batch, verbose=0)["output"],
-        model.predict(stream, batch_size=batch, verbose=0)["output"], rtol=1e-5, atol=1e-6,
+        model.predict(stream, batch_size=batch, verbose=0)["output"],
+        rtol=1e-5,
+        atol=1e-6,
     )
 
 

@@ -14,14 +14,28 @@ from keras_seq.models.trellisnet import deep_supervision
 
 
 def _features_model():
-    return TrellisNet(8, 4, 3, input_dim=3, num_outputs=2, embedding_dim=5, return_sequences=False,
-                      output_activation="sigmoid", input_dropout=0.1, output_dropout=0.1,
-                      dilations=[1, 2], kernel_size=3, forget_bias=1.0, seed=2)
+    return TrellisNet(
+        8,
+        4,
+        3,
+        input_dim=3,
+        num_outputs=2,
+        embedding_dim=5,
+        return_sequences=False,
+        output_activation="sigmoid",
+        input_dropout=0.1,
+        output_dropout=0.1,
+        dilations=[1, 2],
+        kernel_size=3,
+        forget_bias=1.0,
+        seed=2,
+    )
 
 
 def _tied_language_model():
-    return TrellisNet(10, 6, 3, vocab_size=11, embedding_dim=6, embedding_dropout=0.1, dropout=0.1,
-                      weight_dropout=0.1, seed=1)
+    return TrellisNet(
+        10, 6, 3, vocab_size=11, embedding_dim=6, embedding_dropout=0.1, dropout=0.1, weight_dropout=0.1, seed=1
+    )
 
 
 def _aux_language_model():
@@ -29,8 +43,7 @@ def _aux_language_model():
 
 
 def _mixture_language_model():
-    return TrellisNet(8, 4, 2, vocab_size=7, embedding_dim=4, num_experts=3, aux_frequency=1,
-                      weight_norm=False)
+    return TrellisNet(8, 4, 2, vocab_size=7, embedding_dim=4, num_experts=3, aux_frequency=1, weight_norm=False)
 
 
 def _tokens(vocab):
@@ -79,21 +92,35 @@ def test_config_round_trip(kind):
 
 
 def test_config_carries_the_block_options():
-    model = TrellisNet(8, 4, 2, input_dim=3, num_outputs=2, kernel_size=3, dilations=(1, 4),
-                       forget_bias=2.0, weight_norm=False, dropout=0.2,
-                       hidden_kernel_initializer=keras.initializers.Orthogonal(seed=3),
-                       bias_regularizer=keras.regularizers.L2(0.01))
+    model = TrellisNet(
+        8,
+        4,
+        2,
+        input_dim=3,
+        num_outputs=2,
+        kernel_size=3,
+        dilations=(1, 4),
+        forget_bias=2.0,
+        weight_norm=False,
+        dropout=0.2,
+        hidden_kernel_initializer=keras.initializers.Orthogonal(seed=3),
+        bias_regularizer=keras.regularizers.L2(0.01),
+    )
     clone = TrellisNet.from_config(model.get_config())
     block = clone.get_layer("trellis")
     assert isinstance(block, TrellisBlock)
     assert (block.kernel_size, block.dilations, block.forget_bias, block.weight_norm, block.dropout) == (
-        3, (1, 4), 2.0, False, 0.2)
+        3,
+        (1, 4),
+        2.0,
+        False,
+        0.2,
+    )
     assert isinstance(block.hidden_kernel_initializer, keras.initializers.Orthogonal)
     np.testing.assert_allclose(block.bias_regularizer.l2, 0.01)
     # The defaults are TrellisBlock's.
     defaults = TrellisNet(8, 4, 2, input_dim=3, num_outputs=2).get_layer("trellis")
-    assert (defaults.kernel_size, defaults.dilations, defaults.dropout, defaults.weight_norm) == (
-        2, (1,), 0.0, True)
+    assert (defaults.kernel_size, defaults.dilations, defaults.dropout, defaults.weight_norm) == (2, (1,), 0.0, True)
 
 
 @pytest.mark.parametrize("kind", sorted(MODELS))
@@ -116,16 +143,18 @@ def test_keras_file_round_trip(kind, rng, tmp_path):
 def test_compiled_keras_file_round_trip(rng, tmp_path):
     """A compiled deep-supervision model reloads compiled, and trains on."""
     model = _aux_language_model()
-    model.compile(optimizer="adam",
-                  **deep_supervision(keras.losses.SparseCategoricalCrossentropy(from_logits=True), 0.3))
+    model.compile(
+        optimizer="adam", **deep_supervision(keras.losses.SparseCategoricalCrossentropy(from_logits=True), 0.3)
+    )
     tokens = rng.integers(0, 9, size=(8, 7)).astype("int32")
     targets = {"output": tokens, "aux": tokens}
     model.fit(tokens, targets, epochs=1, verbose=0)
     path = str(tmp_path / "compiled.keras")
     model.save(path)
     reloaded = keras.saving.load_model(path)
-    np.testing.assert_allclose(reloaded.evaluate(tokens, targets, verbose=0),
-                               model.evaluate(tokens, targets, verbose=0), rtol=1e-5)
+    np.testing.assert_allclose(
+        reloaded.evaluate(tokens, targets, verbose=0), model.evaluate(tokens, targets, verbose=0), rtol=1e-5
+    )
     assert np.isfinite(reloaded.fit(tokens, targets, epochs=1, verbose=0).history["loss"][0])
 
 
@@ -146,8 +175,15 @@ def test_block_options_are_trellis_blocks_own():
     block = inspect.signature(TrellisBlock.__init__).parameters
     expected = {"kernel_size", "dilations", "dropout", "weight_dropout", "weight_norm", "forget_bias"}
     assert expected <= set(options)
-    assert not {"hidden_units", "output_units", "num_levels", "aux_frequency", "stateful", "seed",
-                "return_state"} & set(options)
+    assert not {
+        "hidden_units",
+        "output_units",
+        "num_levels",
+        "aux_frequency",
+        "stateful",
+        "seed",
+        "return_state",
+    } & set(options)
     for name, default in options.items():
         assert block[name].default == default
 
@@ -162,9 +198,15 @@ def test_zoo_builder_exposes_the_block_options():
     assert {"hidden_units", "input_dropout", "aux_weight", "learning_rate"} <= set(parameters)
     assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     with pytest.raises(ValueError, match="Unknown TrellisNet option `kernal_size`"):
-        builder(task="regression", input_shape=(2,), hidden_units=8, output_units=4, num_levels=2,
-                kernal_size=3)
-    built = builder(task="regression", input_shape=(2,), hidden_units=8, output_units=4, num_levels=2,
-                    dilations=(1, 2), forget_bias=1.0)
+        builder(task="regression", input_shape=(2,), hidden_units=8, output_units=4, num_levels=2, kernal_size=3)
+    built = builder(
+        task="regression",
+        input_shape=(2,),
+        hidden_units=8,
+        output_units=4,
+        num_levels=2,
+        dilations=(1, 2),
+        forget_bias=1.0,
+    )
     block = built.trainer.get_layer("trellis")
     assert (block.dilations, block.forget_bias) == ((1, 2), 1.0)

@@ -40,8 +40,12 @@ SENTENCES = [["a", "b", "c", "zzz"], ["c", "a"]]
 def preset(tmp_path):
     task = _tagger()
     directory = str(tmp_path / "toy")
-    presets.save(task, directory, {"name": "toy", "headline": {"metric": "sequence_error", "value": 0.5}},
-                 card=lambda m: f"# {m['name']}\n")
+    presets.save(
+        task,
+        directory,
+        {"name": "toy", "headline": {"metric": "sequence_error", "value": 0.5}},
+        card=lambda m: f"# {m['name']}\n",
+    )
     return task, directory
 
 
@@ -57,8 +61,15 @@ def test_a_saved_preset_loads_identically(preset):
     meta = loaded.preset
     assert meta["keras_seq_version"] == keras_seq.__version__ and meta["task_class"] == "SequenceTagger"
     assert meta["parameters"] == task.count_params()
-    assert set(meta["files"]) == {"config.json", "model.weights.h5", "preprocessor.json", "README.md",
-                                  "assets/words.json", "assets/class_names.json", "assets/suffixes.json"}
+    assert set(meta["files"]) == {
+        "config.json",
+        "model.weights.h5",
+        "preprocessor.json",
+        "README.md",
+        "assets/words.json",
+        "assets/class_names.json",
+        "assets/suffixes.json",
+    }
     for name, digest in meta["files"].items():
         assert hashlib.sha256(open(os.path.join(directory, name), "rb").read()).hexdigest() == digest
 
@@ -122,7 +133,9 @@ def test_code_in_a_preset_config_is_refused(tmp_path):
 def test_an_unknown_name_gets_the_closest_names():
     names = presets.builtin_names()
     assert "wsj_pos_2000_lexical_scrbm" in names
-    with pytest.raises(ValueError, match="unknown preset 'wsj_pos_lexical_scrbm'; did you mean wsj_pos_2000_lexical_scrbm"):
+    with pytest.raises(
+        ValueError, match="unknown preset 'wsj_pos_lexical_scrbm'; did you mean wsj_pos_2000_lexical_scrbm"
+    ):
         presets.resolve("wsj_pos_lexical_scrbm")
     with pytest.raises(FileNotFoundError, match="no preset directory"):
         presets.resolve("./nowhere/preset")

@@ -116,13 +116,13 @@ def test_truncated_history_reconstructs_the_last_k_steps(rng):
 def test_padded_array_and_list_agree(rng):
     sequences = random_sequences(rng)
     padded, lengths = as_padded(sequences)
-    padded[0, lengths[0]:] = 7.0  # padding content is ignored
+    padded[0, lengths[0] :] = 7.0  # padding content is ignored
     from_list = LinearAutoencoder(10, history=5, solver="dense").fit(sequences)
     from_array = LinearAutoencoder(10, history=5, solver="dense").fit(padded, lengths=lengths)
     np.testing.assert_allclose(from_list.singular_values_, from_array.singular_values_)
     memory = from_array.encode(padded, lengths=lengths)
     assert memory.shape == (5, 9, 10)
-    assert np.all(memory[0, lengths[0]:] == 0)
+    assert np.all(memory[0, lengths[0] :] == 0)
     for j, m in enumerate(from_list.encode(sequences)):
         # Same subspace: the encodings agree up to the sign of each component.
         np.testing.assert_allclose(np.abs(m), np.abs(memory[j, : lengths[j]]), atol=1e-9)
@@ -136,10 +136,7 @@ def test_randomized_matches_dense_svd(rng):
     # A dominant subspace, as real data has: a scalar signal spread over 6
     # features (rank k after the history stacking) plus small noise.
     basis = rng.normal(size=(1, 6))
-    sequences = [
-        rng.normal(size=(t, 1)) @ basis + 1e-3 * rng.normal(size=(t, 6))
-        for t in (30, 25, 40, 18, 33)
-    ]
+    sequences = [rng.normal(size=(t, 1)) @ basis + 1e-3 * rng.normal(size=(t, 6)) for t in (30, 25, 40, 18, 33)]
     k = p = 5
     xi = dense_xi(sequences, k)
     reference = np.linalg.svd(xi, compute_uv=False)[:p]
@@ -148,13 +145,9 @@ def test_randomized_matches_dense_svd(rng):
     np.testing.assert_allclose(dense.singular_values_, reference, rtol=1e-10)
     np.testing.assert_allclose(randomized.singular_values_, reference, rtol=1e-10)
     # Reconstructions (projections onto the subspace), not signs.
-    np.testing.assert_allclose(
-        xi @ randomized.U @ randomized.U.T, xi @ dense.U @ dense.U.T, atol=1e-9
-    )
+    np.testing.assert_allclose(xi @ randomized.U @ randomized.U.T, xi @ dense.U @ dense.U.T, atol=1e-9)
     assert np.isclose(randomized.svd_error_, dense.svd_error_, rtol=1e-6)
-    assert np.isclose(
-        randomized.reconstruction_error(sequences), dense.reconstruction_error(sequences), rtol=1e-6
-    )
+    assert np.isclose(randomized.reconstruction_error(sequences), dense.reconstruction_error(sequences), rtol=1e-6)
     # A flat spectrum (white noise, p well inside it): still close.
     sequences = random_sequences(rng, lengths=(40, 35, 50), a=4)
     xi = dense_xi(sequences, 6)

@@ -27,8 +27,14 @@ def test_pretrained_lmn_reproduces_the_unrolled_network(rng, activation, epochs)
     rolls, targets = piano_rolls(rng)
     units, window = 3, 4
     model, report = pretrain_lmn(
-        rolls, targets, units=units, memory_units=units * window, window=window,
-        activation=activation, epochs=epochs, batch_size=8,
+        rolls,
+        targets,
+        units=units,
+        memory_units=units * window,
+        window=window,
+        activation=activation,
+        epochs=epochs,
+        batch_size=8,
         validation_data=(rolls[:2], targets[:2]),
     )
     assert report["n_components"] == units * window
@@ -38,9 +44,7 @@ def test_pretrained_lmn_reproduces_the_unrolled_network(rng, activation, epochs)
     assert max_difference(unrolled, pretrained) < 1e-5
     for split in ("train", "validation"):
         for score in ("frame_accuracy", "nll"):
-            assert np.isclose(
-                report["unrolled"][split][score], report["pretrained"][split][score], rtol=1e-4
-            )
+            assert np.isclose(report["unrolled"][split][score], report["pretrained"][split][score], rtol=1e-4)
 
     # Step 4's weights, as the spec writes them (row-vector convention).
     lmn = model.get_layer("lmn")
@@ -51,16 +55,20 @@ def test_pretrained_lmn_reproduces_the_unrolled_network(rng, activation, epochs)
     np.testing.assert_allclose(keras.ops.convert_to_numpy(cell.memory_recurrent_kernel), ae.B.T, atol=1e-6)
     assert np.all(keras.ops.convert_to_numpy(cell.recurrent_kernel) == 0)
     functional = report["unrolled_model"].get_layer("functional")
-    np.testing.assert_allclose(
-        keras.ops.convert_to_numpy(cell.kernel), keras.ops.convert_to_numpy(functional.kernel)
-    )
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(cell.kernel), keras.ops.convert_to_numpy(functional.kernel))
     assert cell.activation.__name__ == activation
 
 
 def test_truncated_memory_is_close_and_fine_tunes(rng):
     rolls, targets = piano_rolls(rng, lengths=(10, 12, 9, 11))
     model, report = pretrain_lmn(
-        rolls, targets, units=3, memory_units=6, window=4, epochs=1, batch_size=16,
+        rolls,
+        targets,
+        units=3,
+        memory_units=6,
+        window=4,
+        epochs=1,
+        batch_size=16,
     )
     assert 0 < report["svd_error"] <= report["reconstruction_error"]
     unrolled = predict_unrolled(report["unrolled_model"], rolls, 4)
@@ -108,14 +116,28 @@ def test_misaligned_targets(rng):
         pretrain_lmn(rolls, targets[::-1], units=2, memory_units=4, window=2, epochs=0)
 
 
-@pytest.mark.parametrize("bad,message", [
-    (lambda rolls, targets: (rolls, [t[:-1] for t in targets]), r"The validation targets must have one .*same lengths"),
-    (lambda rolls, targets: ([r[:, :4] for r in rolls], [t[:, :4] for t in targets]),
-     r"The validation sequences have 4 features per step; the training sequences have 5"),
-    (lambda rolls, targets: (rolls, [2 * t for t in targets]), r"The validation targets must lie in \[0, 1\].*\[0, 2\]"),
-    (lambda rolls, targets: (rolls, [t * np.nan for t in targets]), r"The validation targets: Sequences contain NaN"),
-    (lambda rolls, targets: rolls, r"`validation_data` must be a pair"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (
+            lambda rolls, targets: (rolls, [t[:-1] for t in targets]),
+            r"The validation targets must have one .*same lengths",
+        ),
+        (
+            lambda rolls, targets: ([r[:, :4] for r in rolls], [t[:, :4] for t in targets]),
+            r"The validation sequences have 4 features per step; the training sequences have 5",
+        ),
+        (
+            lambda rolls, targets: (rolls, [2 * t for t in targets]),
+            r"The validation targets must lie in \[0, 1\].*\[0, 2\]",
+        ),
+        (
+            lambda rolls, targets: (rolls, [t * np.nan for t in targets]),
+            r"The validation targets: Sequences contain NaN",
+        ),
+        (lambda rolls, targets: rolls, r"`validation_data` must be a pair"),
+    ],
+)
 def test_bad_validation_data_is_refused_before_the_pretraining(rng, monkeypatch, bad, message):
     import keras_seq.pretraining.lmn as lmn
 
@@ -127,7 +149,9 @@ def test_bad_validation_data_is_refused_before_the_pretraining(rng, monkeypatch,
 
 def test_training_targets_outside_0_1_are_refused(rng):
     rolls, targets = piano_rolls(rng)
-    with pytest.raises(ValueError, match=r"The train targets must lie in \[0, 1\] \(binary frames\); got values in \[-1, 1\]"):
+    with pytest.raises(
+        ValueError, match=r"The train targets must lie in \[0, 1\] \(binary frames\); got values in \[-1, 1\]"
+    ):
         pretrain_lmn(rolls, [2 * t - 1 for t in targets], units=2, memory_units=4, window=2, epochs=0)
 
 
@@ -139,8 +163,9 @@ def test_fine_tune_reports_and_plots_fig4(tmp_path):
     rng = np.random.default_rng(0)
     rolls = [(rng.random((n, 6)) < 0.3).astype("float32") for n in (9, 7, 12, 5)]
     inputs, targets = [r[:-1] for r in rolls], [r[1:] for r in rolls]
-    model, report = pretrain_lmn(inputs, targets, units=4, memory_units=8, window=3, epochs=1,
-                                 validation_data=(inputs[:2], targets[:2]))
+    model, report = pretrain_lmn(
+        inputs, targets, units=4, memory_units=8, window=3, epochs=1, validation_data=(inputs[:2], targets[:2])
+    )
     history = fine_tune(model, report, inputs, targets, validation_data=(inputs[:2], targets[:2]), epochs=3)
     assert history.history["loss"][-1] < history.history["loss"][0]
     assert set(report["fine_tuned"]) == {"train", "validation"}
@@ -157,8 +182,16 @@ def test_the_same_seed_gives_the_same_pretrained_model(rng):
 
     def pretrained(seed):
         keras.utils.set_random_seed(seed)
-        model, report = pretrain_lmn(rolls, targets, units=4, memory_units=5, window=3, epochs=2, batch_size=8,
-                                     autoencoder_options={"solver": "randomized"})
+        model, report = pretrain_lmn(
+            rolls,
+            targets,
+            units=4,
+            memory_units=5,
+            window=3,
+            epochs=2,
+            batch_size=8,
+            autoencoder_options={"solver": "randomized"},
+        )
         return [np.asarray(w) for w in model.get_weights()], report["reconstruction_error"]
 
     first, error = pretrained(7)

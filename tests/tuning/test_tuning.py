@@ -19,7 +19,8 @@ kt = pytest.importorskip("keras_tuner", reason="keras-tuner is not installed (th
 ORCHESTRATION_ON_TENSORFLOW = pytest.mark.skipif(
     keras.backend.backend() != "tensorflow",
     reason="tuner orchestration (oracles, resume, CLI) is backend-independent: run in the TensorFlow pass; "
-           "the per-family searches run on every backend")
+    "the per-family searches run on every backend",
+)
 
 from keras_seq.tuning import hypermodels  # noqa: E402
 from keras_seq.tuning import spaces  # noqa: E402
@@ -29,8 +30,13 @@ from keras_seq.zoo import recipes  # noqa: E402
 # The zoo's TrellisNet recipes are MNIST (no validation split) and PTB (too
 # big for a unit test): a JSB one for the search.
 TRELLIS_RECIPE = recipes.Recipe(
-    name="jsb_chorales_trellisnet", dataset="jsb_chorales", builder="trellisnet_model",
-    model={}, batch_size=16, monitor="val_frame_accuracy", monitor_mode="max",
+    name="jsb_chorales_trellisnet",
+    dataset="jsb_chorales",
+    builder="trellisnet_model",
+    model={},
+    batch_size=16,
+    monitor="val_frame_accuracy",
+    monitor_mode="max",
 )
 
 FAMILIES = {
@@ -48,8 +54,15 @@ FAMILIES = {
 def test_two_trial_search_per_family(family, shared_data_dir, tmp_path):
     recipe, overrides = FAMILIES[family]
     summary = tuners.search(
-        recipe, space="compact", tuner="random", max_trials=2, directory=str(tmp_path), quick=True,
-        data_dir=shared_data_dir, overrides=overrides, write=family == "lmn",
+        recipe,
+        space="compact",
+        tuner="random",
+        max_trials=2,
+        directory=str(tmp_path),
+        quick=True,
+        data_dir=shared_data_dir,
+        overrides=overrides,
+        write=family == "lmn",
     )
     assert summary["family"] == family
     assert summary["trials_before"] == 0 and summary["trials_completed"] == 2
@@ -93,8 +106,15 @@ def test_killed_search_resumes_without_redoing_finished_trials(shared_data_dir, 
         return original_fit(self, hp, model, *args, **kwargs)
 
     monkeypatch.setattr(hypermodels.RecipeHyperModel, "fit", fit)
-    options = dict(space="compact", tuner="random", max_trials=2, directory=str(tmp_path), quick=True,
-                   data_dir=shared_data_dir, write=False)
+    options = dict(
+        space="compact",
+        tuner="random",
+        max_trials=2,
+        directory=str(tmp_path),
+        quick=True,
+        data_dir=shared_data_dir,
+        write=False,
+    )
     with pytest.raises(Killed):
         tuners.search("jsb_chorales_gru", **options)
     project = tmp_path / "jsb_chorales_gru-compact-random-quick"
@@ -118,9 +138,11 @@ def test_a_resume_with_other_settings_is_refused_and_a_damaged_state_named(tmp_p
     tuners.check_saved_search(str(project), settings)  # nothing saved yet
     (project / tuners.SETTINGS_FILE).write_text(json.dumps(settings))
     tuners.check_saved_search(str(project), settings)  # the same settings: resumes
-    for change, named in (({"epochs_per_trial": 15}, "epochs_per_trial: 3 -> 15"),
-                          ({"grid": {"units": [32, 64]}}, 'grid: {"units": [8, 16]} -> {"units": [32, 64]}'),
-                          ({"backend": "torch"}, 'backend: "jax" -> "torch"')):
+    for change, named in (
+        ({"epochs_per_trial": 15}, "epochs_per_trial: 3 -> 15"),
+        ({"grid": {"units": [32, 64]}}, 'grid: {"units": [8, 16]} -> {"units": [32, 64]}'),
+        ({"backend": "torch"}, 'backend: "jax" -> "torch"'),
+    ):
         with pytest.raises(ValueError, match=re.escape(named) + ".*--overwrite"):
             tuners.check_saved_search(str(project), {**settings, **change})
     (project / tuners.SETTINGS_FILE).unlink()  # a search saved before the settings were: its space
@@ -135,8 +157,9 @@ def test_a_resume_with_other_settings_is_refused_and_a_damaged_state_named(tmp_p
 
 @ORCHESTRATION_ON_TENSORFLOW
 def test_a_search_resumed_with_longer_trials_is_refused_not_mixed(shared_data_dir, tmp_path):
-    options = dict(space="compact", tuner="random", directory=str(tmp_path), quick=True, data_dir=shared_data_dir,
-                   write=False)
+    options = dict(
+        space="compact", tuner="random", directory=str(tmp_path), quick=True, data_dir=shared_data_dir, write=False
+    )
     tuners.search("jsb_chorales_simple_rnn", max_trials=1, epochs=1, **options)
     project = tmp_path / "jsb_chorales_simple_rnn-compact-random-quick"
     saved = sorted(p.name for p in project.iterdir())
@@ -148,18 +171,31 @@ def test_a_search_resumed_with_longer_trials_is_refused_not_mixed(shared_data_di
 
 
 @ORCHESTRATION_ON_TENSORFLOW
-def test_a_search_whose_every_trial_failed_exits_non_zero_naming_the_failure(shared_data_dir, tmp_path,
-                                                                              monkeypatch):
+def test_a_search_whose_every_trial_failed_exits_non_zero_naming_the_failure(shared_data_dir, tmp_path, monkeypatch):
     from keras_seq import cli
 
     def fit(self, hp, model, *args, **kwargs):
         raise ValueError("the data folder holds no jsb_chorales files")
 
     monkeypatch.setattr(hypermodels.RecipeHyperModel, "fit", fit)
-    args = ["tune", "jsb_chorales_simple_rnn", "--space", "compact", "--max-trials", "2", "--quick",
-            "--data-dir", shared_data_dir, "--directory", str(tmp_path)]
-    with pytest.raises(ValueError, match=r"no trial of the search in .* succeeded \(2 failed\); the first failure: "
-                                         r"trial 0: ValueError: the data folder holds no jsb_chorales files"):
+    args = [
+        "tune",
+        "jsb_chorales_simple_rnn",
+        "--space",
+        "compact",
+        "--max-trials",
+        "2",
+        "--quick",
+        "--data-dir",
+        shared_data_dir,
+        "--directory",
+        str(tmp_path),
+    ]
+    with pytest.raises(
+        ValueError,
+        match=r"no trial of the search in .* succeeded \(2 failed\); the first failure: "
+        r"trial 0: ValueError: the data folder holds no jsb_chorales files",
+    ):
         cli.main(args)
     with pytest.raises(SystemExit) as exit_code:  # as the installed command: one line, exit status 2
         monkeypatch.setattr(sys, "argv", ["keras-seq", *args, "--overwrite"])
@@ -171,8 +207,15 @@ def test_a_search_whose_every_trial_failed_exits_non_zero_naming_the_failure(sha
 def test_hyperband_bayesian_and_grid_tuners_run(shared_data_dir, tmp_path):
     for tuner, epochs in (("hyperband", 2), ("bayesian", 1), ("grid", 1)):
         summary = tuners.search(
-            "jsb_chorales_simple_rnn", space="compact", tuner=tuner, max_trials=2, directory=str(tmp_path),
-            quick=True, epochs=epochs, data_dir=shared_data_dir, write=False,
+            "jsb_chorales_simple_rnn",
+            space="compact",
+            tuner=tuner,
+            max_trials=2,
+            directory=str(tmp_path),
+            quick=True,
+            epochs=epochs,
+            data_dir=shared_data_dir,
+            write=False,
         )
         assert summary["trials_completed"] == 2, tuner
 
@@ -182,7 +225,13 @@ def test_paper_grids_hold_exactly_the_published_points():
     assert lmn.name == "lmn_paper"
     assert lmn.grid()["units_pair"] == ("50x50", "50x100", "100x100", "100x250", "250x250", "250x500")
     assert [spaces.parse_units_pair(k) for k in lmn.grid()["units_pair"]] == [
-        (50, 50), (50, 100), (100, 100), (100, 250), (250, 250), (250, 500)]
+        (50, 50),
+        (50, 100),
+        (100, 100),
+        (100, 250),
+        (250, 250),
+        (250, 500),
+    ]
     assert lmn.grid()["l2"] == (1e-4, 1e-5, 1e-6, 1e-7, 0.0)
     assert lmn.grid()["learning_rate"] == (1e-3,)
     assert lmn.size() == 30
@@ -196,8 +245,15 @@ def test_paper_grids_hold_exactly_the_published_points():
     assert scrbm.grid()["check_every"] == (10,) and scrbm.grid()["patience_checks"] == (5,)
 
     trellis = spaces.search_space("trellisnet", "paper")
-    assert {"num_levels", "hidden_units", "dropout", "input_dropout", "output_dropout", "aux_weight",
-            "dilations"} <= set(trellis.ranges)
+    assert {
+        "num_levels",
+        "hidden_units",
+        "dropout",
+        "input_dropout",
+        "output_dropout",
+        "aux_weight",
+        "dilations",
+    } <= set(trellis.ranges)
 
     # KerasTuner sees the same points: one categorical hyperparameter per grid axis.
     hp = kt.HyperParameters()
@@ -229,16 +285,35 @@ def test_lmn_hypermodel_maps_unit_pairs_to_the_builder(shared_data_dir):
         (lambda: spaces.search_space("rnn", "compact", units_pair=spaces.Choice(("8x8",))), "no hyperparameter"),
         (lambda: spaces.search_space("transformer", "paper"), "Unknown model family"),
         (lambda: spaces.parse_override("learning_rate=1e-2:1e-4"), None),
-        (lambda: hypermodels.hypermodel_for(
-            dataclasses.replace(recipes.get("ocr_ms_scrbm"), valid_split=None), "compact"), "no validation split"),
-        (lambda: hypermodels.hypermodel_for("jsb_chorales_lmn_b_pretrained", spaces.SearchSpace(
-            "with_dropout", "lmn", {"units_pair": spaces.Choice(("100x250",)), "dropout": spaces.Choice((0.5,))},
-            main="dropout")), "tunes 'dropout', which the builder 'pretrained_lmn_model'"),
+        (
+            lambda: hypermodels.hypermodel_for(
+                dataclasses.replace(recipes.get("ocr_ms_scrbm"), valid_split=None), "compact"
+            ),
+            "no validation split",
+        ),
+        (
+            lambda: hypermodels.hypermodel_for(
+                "jsb_chorales_lmn_b_pretrained",
+                spaces.SearchSpace(
+                    "with_dropout",
+                    "lmn",
+                    {"units_pair": spaces.Choice(("100x250",)), "dropout": spaces.Choice((0.5,))},
+                    main="dropout",
+                ),
+            ),
+            "tunes 'dropout', which the builder 'pretrained_lmn_model'",
+        ),
         (lambda: hypermodels.LMNHyperModel("jsb_chorales_lstm", "compact"), "rnn family"),
-        (lambda: tuners.make_tuner(hypermodels.hypermodel_for("jsb_chorales_lstm", "compact"), "annealing"), "Unknown tuner"),
-        (lambda: tuners.make_tuner(hypermodels.hypermodel_for("jsb_chorales_lstm", "compact"), max_trials=0,
-                                   directory="/nonexistent"),
-         "`max_trials` must be an integer >= 1"),
+        (
+            lambda: tuners.make_tuner(hypermodels.hypermodel_for("jsb_chorales_lstm", "compact"), "annealing"),
+            "Unknown tuner",
+        ),
+        (
+            lambda: tuners.make_tuner(
+                hypermodels.hypermodel_for("jsb_chorales_lstm", "compact"), max_trials=0, directory="/nonexistent"
+            ),
+            "`max_trials` must be an integer >= 1",
+        ),
     ],
 )
 def test_bad_ranges_raise_a_clear_error_before_any_trial(call, message, tmp_path):
@@ -252,8 +327,9 @@ def test_cli_tune_rejects_a_bad_range_before_searching(tmp_path):
     from keras_seq import cli
 
     with pytest.raises(ValueError, match="min_value 64 > max_value 8"):
-        cli.main(["tune", "jsb_chorales_lstm", "--space", "compact", "--set", "units=64:8",
-                  "--directory", str(tmp_path)])
+        cli.main(
+            ["tune", "jsb_chorales_lstm", "--space", "compact", "--set", "units=64:8", "--directory", str(tmp_path)]
+        )
     assert not any(tmp_path.iterdir())
 
 
@@ -261,8 +337,19 @@ def test_cli_tune_rejects_a_bad_range_before_searching(tmp_path):
 def test_cli_tune_writes_the_report_and_resumes(shared_data_dir, tmp_path, capsys):
     from keras_seq import cli
 
-    args = ["tune", "jsb_chorales_lmn_a", "--space", "compact", "--max-trials", "1", "--quick",
-            "--data-dir", shared_data_dir, "--directory", str(tmp_path)]
+    args = [
+        "tune",
+        "jsb_chorales_lmn_a",
+        "--space",
+        "compact",
+        "--max-trials",
+        "1",
+        "--quick",
+        "--data-dir",
+        shared_data_dir,
+        "--directory",
+        str(tmp_path),
+    ]
     cli.main(args)
     out = capsys.readouterr().out
     assert "| trial | status | units_pair |" in out and '"trials_completed": 1' in out
@@ -286,12 +373,16 @@ print("MIRRORED OK", summary["best_score"])
 """
 
 
-@pytest.mark.skipif(keras.backend.backend() != "tensorflow",
-                    reason="MirroredStrategy is a TensorFlow distribution strategy")
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow", reason="MirroredStrategy is a TensorFlow distribution strategy"
+)
 def test_search_under_mirrored_strategy_on_two_logical_cpus(shared_data_dir, tmp_path):
     env = {**os.environ, "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "3"}
     result = subprocess.run(
         [sys.executable, "-c", MIRRORED_SCRIPT, str(tmp_path), shared_data_dir],
-        capture_output=True, text=True, env=env, timeout=600,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
     assert result.returncode == 0 and "MIRRORED OK" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]

@@ -72,8 +72,9 @@ def test_a_resumed_run_restores_the_rate_and_the_count():
     np.testing.assert_allclose(_rate(second), 2.5e-3, rtol=1e-6)
 
 
-@pytest.mark.parametrize("arguments", [{"factor": 1.0}, {"factor": 0.0}, {"patience": 0}, {"min_delta": -1.0},
-                                       {"mode": "up"}])
+@pytest.mark.parametrize(
+    "arguments", [{"factor": 1.0}, {"factor": 0.0}, {"patience": 0}, {"min_delta": -1.0}, {"mode": "up"}]
+)
 def test_bad_arguments_are_named(arguments):
     with pytest.raises(ValueError, match="factor|patience|mode"):
         PlateauAnnealing("val_loss", **{"mode": "min", **arguments})
@@ -85,8 +86,11 @@ def test_a_recipe_with_annealing_records_when_its_rate_fell(shared_data_dir, tmp
 
     # Every check after the first (which sets the reference) counts as a plateau here: min_delta is far
     # above any change of frame accuracy.
-    recipe = dataclasses.replace(recipes.get("jsb_chorales_lstm"), name="annealed",
-                                 anneal=recipes.Annealing(patience=1, factor=0.5, min_delta=1e3, min_learning_rate=1e-9))
+    recipe = dataclasses.replace(
+        recipes.get("jsb_chorales_lstm"),
+        name="annealed",
+        anneal=recipes.Annealing(patience=1, factor=0.5, min_delta=1e3, min_learning_rate=1e-9),
+    )
     record = train.run(recipe, data_dir=shared_data_dir, quick=True, epochs=4, output=str(tmp_path), verbose=0)
     assert record["stopping"]["annealed_at"] == [2, 3, 4]
     rate = recipe.model["learning_rate"]

@@ -255,7 +255,9 @@ def test_a_non_finite_training_loss_ends_the_run_as_diverged_not_converged():
     assert stopping["reason"] == "diverged" and stopping["converged"] is False and stopping["diverged_epoch"] == 4
     record = {"recipe": "r", "test": {"frame_accuracy": 0.68}, "seed": 0, "stopping": stopping}
     assert report.stopped_by(record).startswith("**diverged (training loss not finite): not converged**")
-    summary = report.comparison_summary([record, {**record, "recipe": "s", "stopping": {**stopping, "reason": "early_stopping", "converged": True}}])
+    summary = report.comparison_summary(
+        [record, {**record, "recipe": "s", "stopping": {**stopping, "reason": "early_stopping", "converged": True}}]
+    )
     assert summary.startswith("Diverged: r (") and "Best" not in summary
 
 
@@ -294,7 +296,12 @@ def test_periodic_early_stopping_with_fit_and_validation_freq():
     x, y = np.ones((4, 1), "float32"), np.ones((4, 1), "float32")
     stopper = PeriodicEarlyStopping("val_loss", "min", every=3, patience=2)
     history = model.fit(
-        x, y, validation_data=(x, y), validation_freq=3, epochs=30, verbose=0,
+        x,
+        y,
+        validation_data=(x, y),
+        validation_freq=3,
+        epochs=30,
+        verbose=0,
         callbacks=[ScriptedValidation([2.0, 1.0, 1.5, 1.2, 0.1]), stopper],
     )
     assert len(history.history["loss"]) == 12  # checks at 3, 6 (best), 9, 12: stop
@@ -309,13 +316,26 @@ def test_periodic_early_stopping_with_fit_and_validation_freq():
 def test_train_quick_conv_labelling_and_ngram(shared_data_dir, tmp_path, capsys):
     from keras_seq import cli
 
-    cli.main(["train", "ocr_ms_conv", "kinderlieder_ngram", "--quick", "--data-dir", shared_data_dir,
-              "--output", str(tmp_path)])
+    cli.main(
+        [
+            "train",
+            "ocr_ms_conv",
+            "kinderlieder_ngram",
+            "--quick",
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert "| ocr_ms_conv (quick) | ocr_letters (protocol=ms, fold=0) | sequence_error |" in out
     assert "| kinderlieder_ngram (quick) | kinderlieder | bits_per_event |" in out and "2.957" in out
     conv = json.load(open(tmp_path / "ocr_ms_conv" / "seed-0-quick" / "record.json"))
-    assert 0.0 <= conv["test"]["sequence_error"] <= 1.0 and (tmp_path / "ocr_ms_conv" / "seed-0-quick" / "model.keras").exists()
+    assert (
+        0.0 <= conv["test"]["sequence_error"] <= 1.0
+        and (tmp_path / "ocr_ms_conv" / "seed-0-quick" / "model.keras").exists()
+    )
     counts = json.load(open(tmp_path / "kinderlieder_ngram" / "seed-0-quick" / "record.json"))
     assert counts["test"]["bits_per_event"] > 0 and counts["parameters"] > 0
     assert counts["model"]["order"] in (1, 2) and len(counts["selection"]) == 2 * 2
@@ -346,14 +366,20 @@ def test_scrbm_recipes_select_on_algorithm_1_not_on_teacher_forcing(shared_data_
     from keras_seq.zoo import train
 
     recipe = recipes.get("ocr_ms_scrbm")
-    record = train.run(recipe, data_dir=shared_data_dir, quick=True, epochs=recipe.check_every,
-                       output=str(tmp_path), verbose=0)
+    record = train.run(
+        recipe, data_dir=shared_data_dir, quick=True, epochs=recipe.check_every, output=str(tmp_path), verbose=0
+    )
     history = record["history"]
     assert record["validation_epochs"] == [recipe.check_every]
     assert len(history["val_sequence_error"]) == len(history["val_teacher_forced_sequence_error"]) == 1
     # The monitored val_sequence_error is the saved predictor's (Algorithm 1) on the validation split.
-    predictor = train.evaluate(recipe, str(tmp_path / "ocr_ms_scrbm" / "seed-0-quick" / "model.keras"), shared_data_dir, quick=True,
-                               split="valid")
+    predictor = train.evaluate(
+        recipe,
+        str(tmp_path / "ocr_ms_scrbm" / "seed-0-quick" / "model.keras"),
+        shared_data_dir,
+        quick=True,
+        split="valid",
+    )
     assert history["val_sequence_error"][0] == pytest.approx(predictor["sequence_error"], abs=1e-6)
     assert record["stopping"]["monitor"] == "val_sequence_error" and record["stopping"]["best_epoch"] == 10
 
@@ -366,8 +392,10 @@ def test_scrbm_labeller_takes_input_dropout_and_l2_on_its_three_kernels(rng):
     built = builders.labelling_model(kind="scrbm", num_classes=3, input_shape=(4,), units=5, dropout=0.5, l2=1e-2)
     (layer,) = [l for l in built.predictor.layers if l.name.startswith("scrbm")]
     assert layer.cell.dropout == 0.5
-    assert {type(r).__name__ for r in (layer.cell.kernel_regularizer, layer.cell.recurrent_regularizer,
-                                       layer.cell.label_regularizer)} == {"L2"}
+    assert {
+        type(r).__name__
+        for r in (layer.cell.kernel_regularizer, layer.cell.recurrent_regularizer, layer.cell.label_regularizer)
+    } == {"L2"}
     assert layer.cell.bias_regularizer is None
     x = rng.normal(size=(2, 6, 4)).astype("float32")
     y = rng.integers(0, 3, size=(2, 6))
@@ -384,8 +412,12 @@ def test_lmns_clip_gradients_and_fine_tune_with_bounded_tanh_on_the_long_piece_s
     for dataset in ("nottingham", "piano_midi", "musedata"):
         for kind in ("lmn_a", "lmn_b", "lmn_b_pretrained"):  # unclipped, both LMN-Bs went NaN on Nottingham
             assert recipes.get(f"{dataset}_{kind}").model["clipnorm"] == 1.0, (dataset, kind)
-    for name in ("jsb_chorales_lmn_b", "jsb_chorales_lmn_b_pretrained", "bach_chorales_lmn_b_pretrained",
-                 "nottingham_lstm"):
+    for name in (
+        "jsb_chorales_lmn_b",
+        "jsb_chorales_lmn_b_pretrained",
+        "bach_chorales_lmn_b_pretrained",
+        "nottingham_lstm",
+    ):
         assert "clipnorm" not in recipes.get(name).model, name
     for dataset in ("nottingham", "piano_midi", "musedata"):  # the paper's final LMN activation
         model = recipes.get(f"{dataset}_lmn_b_pretrained").model
@@ -443,8 +475,11 @@ def _pretrained_lmn_pair(shared_data_dir, **changed):
     pair = []
     for arguments in ({}, changed):
         keras.utils.set_random_seed(0)
-        pair.append(builders.pretrained_lmn_model(train, units=4, memory_units=6, window=2, pretrain_epochs=1,
-                                                  **arguments).trainer)
+        pair.append(
+            builders.pretrained_lmn_model(
+                train, units=4, memory_units=6, window=2, pretrain_epochs=1, **arguments
+            ).trainer
+        )
     x = np.stack([s[:20] for s in train.inputs[:2]]).astype("float32")
     return pair[0], pair[1], x
 

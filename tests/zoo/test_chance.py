@@ -45,29 +45,46 @@ def test_labelling_chance_predicts_the_majority_class(rng):
 
 def test_per_sequence_chance_levels():
     """Classification: the majority class (no step weights); regression: the mean target."""
-    scores = chance.chance_scores("classification", 3, [(None, np.array([1, 1, 2, 0, 1]))],
-                                  [(None, np.array([1, 2, 2, 1]))])
+    scores = chance.chance_scores(
+        "classification", 3, [(None, np.array([1, 1, 2, 0, 1]))], [(None, np.array([1, 2, 2, 1]))]
+    )
     assert scores["accuracy"] == pytest.approx(0.5)
     p = (np.array([1, 3, 1]) + 0.5) / 6.5
     assert scores["loss"] == pytest.approx(-np.log(p[[1, 2, 2, 1]]).mean(), rel=1e-5)
-    scores = chance.chance_scores("regression", 1, [(None, np.array([[0.5], [1.5]]))], [(None, np.array([[2.0], [0.0]]))])
+    scores = chance.chance_scores(
+        "regression", 1, [(None, np.array([[0.5], [1.5]]))], [(None, np.array([[2.0], [0.0]]))]
+    )
     assert scores["mse"] == pytest.approx(1.0)
 
 
 def _record(nll, chance_nll, reason="early_stopping"):
     return {
-        "recipe": "nottingham_lmn_b", "dataset": "nottingham", "task": "next_frame", "data_options": {},
-        "model": {}, "seed": 0, "quick": False, "parameters": 10, "wall_seconds": 1.0, "hardware": "here",
+        "recipe": "nottingham_lmn_b",
+        "dataset": "nottingham",
+        "task": "next_frame",
+        "data_options": {},
+        "model": {},
+        "seed": 0,
+        "quick": False,
+        "parameters": 10,
+        "wall_seconds": 1.0,
+        "hardware": "here",
         "test": {"frame_accuracy": 0.04, "frame_nll": nll},
         "chance": None if chance_nll is None else {"frame_nll": chance_nll},
         "stopping": {"reason": reason, "converged": True, "best_epoch": 3, "last_epoch": 9},
-        "epochs_run": 9, "updates": {"training": 9, "pretraining": 0, "total": 9}, "paper": None,
+        "epochs_run": 9,
+        "updates": {"training": 9, "pretraining": 0, "total": 9},
+        "paper": None,
     }
 
 
 def test_a_run_worse_than_chance_is_marked_in_every_table():
     broken, trained, old = _record(305.6, 10.26), _record(3.5, 10.26), _record(305.6, None)
-    assert (report.worse_than_chance(broken), report.worse_than_chance(trained), report.worse_than_chance(old)) == (True, False, None)
+    assert (report.worse_than_chance(broken), report.worse_than_chance(trained), report.worse_than_chance(old)) == (
+        True,
+        False,
+        None,
+    )
     assert "**worse than chance** (test frame_nll 305.600 against 10.260" in report.stopped_by(broken)
     assert "chance" not in report.stopped_by(trained) + report.stopped_by(old)
     assert "worse than chance" in report.markdown_table([broken])

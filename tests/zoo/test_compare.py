@@ -6,12 +6,28 @@ import pytest
 def test_compare_marks_runs_cut_by_the_epoch_limit(shared_data_dir, tmp_path, capsys):
     from keras_seq import cli
 
-    cli.main(["compare", "jsb_chorales_lmn_b_pretrained", "jsb_chorales_lstm", "--quick", "--epochs", "2",
-              "--data-dir", shared_data_dir, "--output", str(tmp_path), "--markdown", str(tmp_path / "c.md")])
+    cli.main(
+        [
+            "compare",
+            "jsb_chorales_lmn_b_pretrained",
+            "jsb_chorales_lstm",
+            "--quick",
+            "--epochs",
+            "2",
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            str(tmp_path),
+            "--markdown",
+            str(tmp_path / "c.md"),
+        ]
+    )
     out = capsys.readouterr().out
     lstm = next(line for line in out.splitlines() if line.startswith("| jsb_chorales_lstm (quick) |"))
     assert "| **no**: epoch limit (best epoch" in lstm
-    assert "| model | parameters | updates | epochs | wall s | test frame_nll | test frame_accuracy | converged |" in out
+    assert (
+        "| model | parameters | updates | epochs | wall s | test frame_nll | test frame_accuracy | converged |" in out
+    )
     pretrained = next(line for line in out.splitlines() if line.startswith("| jsb_chorales_lmn_b_pretrained"))
     assert "pretraining)" in pretrained  # the unrolled network's updates are counted
     assert "do not say which model is better" in out
@@ -44,17 +60,27 @@ def test_match_parameters_picks_the_closest_width():
     target = 143_488  # the pretrained LMN-B's count
     sized = compare.with_parameters(recipe, target)
     units = sized.model["units"]
-    counts = {u: compare.parameter_count(compare.dataclasses.replace(recipe, model={**recipe.model, "units": u}))
-              for u in (units - 1, units, units + 1)}
+    counts = {
+        u: compare.parameter_count(compare.dataclasses.replace(recipe, model={**recipe.model, "units": u}))
+        for u in (units - 1, units, units + 1)
+    }
     assert abs(counts[units] - target) == min(abs(c - target) for c in counts.values())
     with pytest.raises(ValueError, match="sized by `units`"):
         compare.with_parameters(recipes.get("ocr_ms_conv"), target)
 
 
 def _record(name, accuracy, nll, converged=True, parameters=1000):
-    return {"recipe": name, "task": "next_frame", "quick": False, "seed": 0, "paper": None, "headline": None,
-            "test": {"frame_accuracy": accuracy, "frame_nll": nll}, "parameters": parameters,
-            "stopping": {"reason": "early_stopping" if converged else "epoch_limit", "converged": converged}}
+    return {
+        "recipe": name,
+        "task": "next_frame",
+        "quick": False,
+        "seed": 0,
+        "paper": None,
+        "headline": None,
+        "test": {"frame_accuracy": accuracy, "frame_nll": nll},
+        "parameters": parameters,
+        "stopping": {"reason": "early_stopping" if converged else "epoch_limit", "converged": converged},
+    }
 
 
 def test_the_summary_names_a_winner_only_among_converged_runs():

@@ -18,8 +18,12 @@ from keras_seq.zoo import registry
 from keras_seq.zoo import train
 
 KINDS = [
-    "ocr_ms_scrbm", "conll2000_conv", "jsb_chorales_lstm", "jsb_chorales_lmn_b_pretrained",
-    "adding_trellisnet", "bach_melodies_ngram",
+    "ocr_ms_scrbm",
+    "conll2000_conv",
+    "jsb_chorales_lstm",
+    "jsb_chorales_lmn_b_pretrained",
+    "adding_trellisnet",
+    "bach_melodies_ngram",
 ]
 CROSS_PROCESS = "jsb_chorales_lmn_b_pretrained"
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -45,8 +49,14 @@ def test_the_pretrained_lmn_repeats_in_a_fresh_process(shared_data_dir):
         "print(json.dumps(r['test']))"
     )
     environment = dict(os.environ, KERAS_BACKEND=keras.backend.backend(), TF_CPP_MIN_LOG_LEVEL="3")
-    done = subprocess.run([sys.executable, "-c", code, str(shared_data_dir)], cwd=REPOSITORY, env=environment,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(shared_data_dir)],
+        cwd=REPOSITORY,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     fresh = json.loads(done.stdout.strip().splitlines()[-1])
     here = quick_metrics(CROSS_PROCESS, shared_data_dir)

@@ -64,17 +64,23 @@ def _assert_same_run(resumed, straight, kill_after):
 
 
 @pytest.mark.parametrize("family", sorted(WITH_DROPOUT))
-def test_a_run_killed_mid_way_resumes_to_the_uninterrupted_run(family, uninterrupted, shared_data_dir, tmp_path,
-                                                               monkeypatch):
+def test_a_run_killed_mid_way_resumes_to_the_uninterrupted_run(
+    family, uninterrupted, shared_data_dir, tmp_path, monkeypatch
+):
     resumed = _run(_recipe(family), shared_data_dir, str(tmp_path), kill_after=2, monkeypatch=monkeypatch)
     _assert_same_run(resumed, uninterrupted[family], 2)
 
 
-@hypothesis.settings(max_examples=3, deadline=None, derandomize=True,
-                     suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
+@hypothesis.settings(
+    max_examples=3,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture],
+)
 @hypothesis.given(kill_after=st.integers(1, EPOCHS - 1))
-def test_resume_after_a_kill_at_any_epoch_equals_the_uninterrupted_run(kill_after, uninterrupted, shared_data_dir,
-                                                                       tmp_path_factory, monkeypatch):
+def test_resume_after_a_kill_at_any_epoch_equals_the_uninterrupted_run(
+    kill_after, uninterrupted, shared_data_dir, tmp_path_factory, monkeypatch
+):
     output = str(tmp_path_factory.mktemp("killed"))
     resumed = _run(_recipe("lstm"), shared_data_dir, output, kill_after=kill_after, monkeypatch=monkeypatch)
     _assert_same_run(resumed, uninterrupted["lstm"], kill_after)

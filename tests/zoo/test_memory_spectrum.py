@@ -49,5 +49,6 @@ def test_memory_response_returns_or_runs_away(rng):
 def test_memory_response_selu_matches_keras(rng):
     script = load_script("memory_spectrum")
     a = rng.standard_normal(50) * 3
-    np.testing.assert_allclose(script.ACTIVATIONS["selu"](a), keras.ops.convert_to_numpy(keras.activations.selu(a)),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        script.ACTIVATIONS["selu"](a), keras.ops.convert_to_numpy(keras.activations.selu(a)), rtol=1e-5, atol=1e-6
+    )

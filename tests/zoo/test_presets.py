@@ -20,26 +20,49 @@ from keras_seq.zoo import presets as zoo_presets
 from keras_seq.zoo import recipes
 from keras_seq.zoo import train
 
-METADATA_FIELDS = ("keras_seq_version", "keras_version", "recipe", "arguments", "dataset", "data_options", "splits",
-                   "seed", "test", "headline", "paper", "record", "command", "parameters", "date", "files",
-                   "citation", "training", "stopping")
+METADATA_FIELDS = (
+    "keras_seq_version",
+    "keras_version",
+    "recipe",
+    "arguments",
+    "dataset",
+    "data_options",
+    "splits",
+    "seed",
+    "test",
+    "headline",
+    "paper",
+    "record",
+    "command",
+    "parameters",
+    "date",
+    "files",
+    "citation",
+    "training",
+    "stopping",
+)
 
 
 def _quick_preset(recipe_name, shared_data_dir, tmp_path):
-    record = train.run(recipes.get(recipe_name), data_dir=shared_data_dir, quick=True, output=str(tmp_path / "runs"),
-                       verbose=0)
+    record = train.run(
+        recipes.get(recipe_name), data_dir=shared_data_dir, quick=True, output=str(tmp_path / "runs"), verbose=0
+    )
     run = record["run_directory"]
     output = str(tmp_path / "preset")
     metadata = zoo_presets.export(run, output, data_dir=shared_data_dir, allow_quick=True)
     return record, run, output, metadata
 
 
-@pytest.mark.parametrize("recipe_name, task_class", [
-    ("jsb_chorales_lstm", PianoRollModel),
-    ("wsj_pos_2000_lexical_scrbm", SequenceTagger),
-])
-def test_an_exported_run_reloads_identically_and_measures_its_record_again(recipe_name, task_class, shared_data_dir,
-                                                                           tmp_path):
+@pytest.mark.parametrize(
+    "recipe_name, task_class",
+    [
+        ("jsb_chorales_lstm", PianoRollModel),
+        ("wsj_pos_2000_lexical_scrbm", SequenceTagger),
+    ],
+)
+def test_an_exported_run_reloads_identically_and_measures_its_record_again(
+    recipe_name, task_class, shared_data_dir, tmp_path
+):
     record, run, output, metadata = _quick_preset(recipe_name, shared_data_dir, tmp_path)
     assert all(field in metadata for field in METADATA_FIELDS)
     assert metadata["test"] == record["test"] and metadata["recipe"] == recipe_name
@@ -49,10 +72,12 @@ def test_an_exported_run_reloads_identically_and_measures_its_record_again(recip
     for mine, theirs in zip(model.get_weights(), loaded.backbone.get_weights()):
         np.testing.assert_array_equal(mine, theirs)
     recipe = recipes.get(recipe_name)
-    x, _, _ = next(iter(train.predictor_inputs(recipe, train.recipe_dataset(recipe, "test", shared_data_dir,
-                                                                             quick=True))))
-    np.testing.assert_allclose(loaded.predict_steps(np.asarray(x)), keras.ops.convert_to_numpy(model(np.asarray(x))),
-                               atol=1e-6)
+    x, _, _ = next(
+        iter(train.predictor_inputs(recipe, train.recipe_dataset(recipe, "test", shared_data_dir, quick=True)))
+    )
+    np.testing.assert_allclose(
+        loaded.predict_steps(np.asarray(x)), keras.ops.convert_to_numpy(model(np.asarray(x))), atol=1e-6
+    )
     again = zoo_presets.evaluate(output, shared_data_dir)
     for key, value in record["test"].items():
         assert again[key] == pytest.approx(value, abs=1e-4), key
@@ -61,8 +86,9 @@ def test_an_exported_run_reloads_identically_and_measures_its_record_again(recip
 
 
 def test_export_refuses_a_quick_run_and_an_unfinished_one(shared_data_dir, tmp_path):
-    record = train.run(recipes.get("jsb_chorales_lstm"), data_dir=shared_data_dir, quick=True,
-                       output=str(tmp_path / "runs"), verbose=0)
+    record = train.run(
+        recipes.get("jsb_chorales_lstm"), data_dir=shared_data_dir, quick=True, output=str(tmp_path / "runs"), verbose=0
+    )
     with pytest.raises(ValueError, match="is a --quick run"):
         zoo_presets.export(record["run_directory"], str(tmp_path / "p"), data_dir=shared_data_dir)
     os.remove(os.path.join(record["run_directory"], "record.json"))
@@ -135,16 +161,19 @@ def test_generate_writes_a_midi_file_that_music21_reads(shared_data_dir, tmp_pat
 
 
 def test_every_builtin_preset_has_its_recipe():
-    for name, (recipe_name, use) in zoo_presets.BUILTIN.items():
+    for recipe_name, use in zoo_presets.BUILTIN.values():
         assert recipes.get(recipe_name).name == recipe_name and use
     assert set(presets.builtin_names()) <= set(zoo_presets.BUILTIN)
     assert preset_cli.COMMANDS
 
 
-@pytest.mark.parametrize("recipe_name, task_class", [
-    ("wsj_pos_2000_lexical_scrbm", SequenceTagger),
-    ("jsb_chorales_lmn_b_pretrained", PianoRollModel),
-])
+@pytest.mark.parametrize(
+    "recipe_name, task_class",
+    [
+        ("wsj_pos_2000_lexical_scrbm", SequenceTagger),
+        ("jsb_chorales_lmn_b_pretrained", PianoRollModel),
+    ],
+)
 def test_the_zoo_builds_the_class_a_preset_loads_into(recipe_name, task_class, shared_data_dir):
     recipe = recipes.selected(recipe_name)
     task = zoo_presets.build_task(recipe, shared_data_dir, quick=True)

@@ -27,8 +27,21 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
 
     from keras_seq import cli
 
-    cli.main(["train", "jsb_chorales_lstm", "ocr_ms_scrbm", "jsb_chorales_lmn_b_pretrained", "--quick", "--data-dir", shared_data_dir,
-              "--output", str(tmp_path), "--markdown", str(tmp_path / "table.md")])
+    cli.main(
+        [
+            "train",
+            "jsb_chorales_lstm",
+            "ocr_ms_scrbm",
+            "jsb_chorales_lmn_b_pretrained",
+            "--quick",
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            str(tmp_path),
+            "--markdown",
+            str(tmp_path / "table.md"),
+        ]
+    )
     out = capsys.readouterr().out
     assert "| jsb_chorales_lstm (quick) | jsb_chorales | frame_accuracy |" in out
     assert "| ocr_ms_scrbm (quick) |" in out and "14.81 %" in out
@@ -45,8 +58,18 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     assert abs(evaluated["sequence_error"] - record["test"]["sequence_error"]) < 1e-6
 
     # The trainer fed the true previous labels, holding the saved predictor's weights.
-    cli.main(["evaluate", "ocr_ms_scrbm", "--quick", "--teacher-forced", "--data-dir", shared_data_dir,
-              "--output", str(tmp_path)])
+    cli.main(
+        [
+            "evaluate",
+            "ocr_ms_scrbm",
+            "--quick",
+            "--teacher-forced",
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            str(tmp_path),
+        ]
+    )
     forced = json.loads(capsys.readouterr().out)
     assert forced["scoring"] == "teacher-forced" and 0.0 <= forced["sequence_error"] <= 1.0
     import numpy as np
@@ -55,8 +78,7 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     from keras_seq.zoo import train
 
     predictor = saving.load_model(tmp_path / "ocr_ms_scrbm" / "seed-0-quick" / "model.keras")
-    trainer = train.teacher_forced_model(recipes.get("ocr_ms_scrbm"), predictor, quick=True,
-                                         data_dir=shared_data_dir)
+    trainer = train.teacher_forced_model(recipes.get("ocr_ms_scrbm"), predictor, quick=True, data_dir=shared_data_dir)
     assert len(trainer.inputs) == 2
     for saved, loaded in zip(predictor.get_weights(), trainer.get_weights()):
         np.testing.assert_array_equal(saved, loaded)
@@ -75,8 +97,9 @@ def test_training_passes_fit_no_flag_it_ignores(shared_data_dir, tmp_path):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        train.run(recipes.get("jsb_chorales_lstm"), data_dir=shared_data_dir, quick=True, output=str(tmp_path),
-                  verbose=0)
+        train.run(
+            recipes.get("jsb_chorales_lstm"), data_dir=shared_data_dir, quick=True, output=str(tmp_path), verbose=0
+        )
     assert not [w for w in caught if "will be ignored" in str(w.message)]
 
 
@@ -113,8 +136,10 @@ def _first_batch(recipe, data_dir):
     import keras_seq.data as data
     from keras_seq.zoo import train
 
-    x, y, *weights = (np.asarray(t) if not isinstance(t, tuple) else tuple(np.asarray(u) for u in t)
-                      for t in next(iter(train.recipe_dataset(recipe, "train", data_dir, quick=True))))
+    x, y, *weights = (
+        np.asarray(t) if not isinstance(t, tuple) else tuple(np.asarray(u) for u in t)
+        for t in next(iter(train.recipe_dataset(recipe, "train", data_dir, quick=True)))
+    )
     per_sequence = data.info(recipe.dataset).task in ("classification", "regression")
     if recipe.teacher_forcing:
         x = x[0]
@@ -127,9 +152,11 @@ def _first_batch(recipe, data_dir):
 MNIST = ("seq_mnist", "permuted_mnist")  # mnist.npz is downloaded, not in the shared data
 
 
-@pytest.mark.skipif(__import__("keras").backend.backend() == "jax",
-                    reason="eager JAX dispatches op by op (10x slower than TensorFlow or torch here); "
-                           "on JAX every recipe program is compiled and stepped by the XLA test below")
+@pytest.mark.skipif(
+    __import__("keras").backend.backend() == "jax",
+    reason="eager JAX dispatches op by op (10x slower than TensorFlow or torch here); "
+    "on JAX every recipe program is compiled and stepped by the XLA test below",
+)
 @pytest.mark.parametrize("name", sorted(recipes.RECIPES))
 def test_every_recipe_trains_in_quick_mode_on_its_own_data(name, shared_data_dir, tmp_path, monkeypatch):
     """Each recipe in --quick sizes takes a training step on the first batch
@@ -139,7 +166,6 @@ def test_every_recipe_trains_in_quick_mode_on_its_own_data(name, shared_data_dir
 
     import keras_seq.data as data
     from keras_seq.zoo import train
-
     from tests.support import tiny_mnist
 
     recipe = recipes.get(name)
@@ -179,8 +205,9 @@ def _two_tiny_batches(info, trainer, rng, steps=4):
     batch = trainer.inputs[0].shape[0] or 2  # stateful models have a static batch
     n = 2 * batch
     if info.column_vocabulary_sizes:
-        x = np.stack([rng.integers(1, size, size=(n, steps)) for size in info.column_vocabulary_sizes],
-                     axis=-1).astype("int32")
+        x = np.stack([rng.integers(1, size, size=(n, steps)) for size in info.column_vocabulary_sizes], axis=-1).astype(
+            "int32"
+        )
     elif info.vocabulary_size:
         x = rng.integers(1, info.vocabulary_size, size=(n, steps)).astype("int32")
     else:
@@ -199,19 +226,20 @@ def _two_tiny_batches(info, trainer, rng, steps=4):
     return x, y, weights, batch
 
 
-@pytest.mark.skipif(__import__("keras").backend.backend() not in XLA_BACKENDS,
-                    reason="XLA runs on TensorFlow and JAX; torch steps run eagerly above")
+@pytest.mark.skipif(
+    __import__("keras").backend.backend() not in XLA_BACKENDS,
+    reason="XLA runs on TensorFlow and JAX; torch steps run eagerly above",
+)
 @pytest.mark.parametrize("name", sorted(STRUCTURES.values()))
 def test_each_recipe_program_compiles_with_xla_and_steps_per_execution(name, shared_data_dir, rng):
     """One recipe of each program structure (`_structure`: recipes that share
     it differ in sizes and data only, which the test above covers):
     `jit_compile=True` and two training steps in one compiled call
     (`steps_per_execution=2`), then an XLA-compiled prediction."""
+    import keras
     import numpy as np
 
     from keras_seq.zoo import train
-
-    import keras
 
     recipe = recipes.get(name)
     info = recipe.dataset_info
@@ -223,8 +251,15 @@ def test_each_recipe_program_compiles_with_xla_and_steps_per_execution(name, sha
         _, y = built.dataset_map(x, y)
         weights = None
     before = [np.array(w) for w in trainer.trainable_weights]
-    history = trainer.fit([x, y] if recipe.teacher_forcing else x, y, sample_weight=weights, batch_size=batch,
-                          epochs=1, shuffle=False, verbose=0)
+    history = trainer.fit(
+        [x, y] if recipe.teacher_forcing else x,
+        y,
+        sample_weight=weights,
+        batch_size=batch,
+        epochs=1,
+        shuffle=False,
+        verbose=0,
+    )
     assert int(keras.ops.convert_to_numpy(trainer.optimizer.iterations)) == 2, name
     assert np.isfinite(history.history["loss"][-1]), name
     assert any(not np.allclose(a, b) for a, b in zip(before, trainer.trainable_weights)), f"{name}: no update"
@@ -256,22 +291,37 @@ def test_fixed_shapes_pad_every_batch_to_one_shape(shared_data_dir):
 def test_recipes_with_model_selection_carry_the_papers_grid():
     from keras_seq.zoo import recipes
 
-    for name in ("ocr_ms_scrbm", "conll2000_scrbm", "wsj_pos_2000_scrbm",  # SCRBM paper Sec. 4.2
-                 "bach_melodies_scrbm", "kinderlieder_scrbm"):  # and Sec. 4.1
-        assert recipes.get(name).grid == {"units": (100, 250, 500), "learning_rate": (1e-3, 3e-3), "dropout": (0.0, 0.5)}, name
+    for name in (
+        "ocr_ms_scrbm",
+        "conll2000_scrbm",
+        "wsj_pos_2000_scrbm",  # SCRBM paper Sec. 4.2
+        "bach_melodies_scrbm",
+        "kinderlieder_scrbm",
+    ):  # and Sec. 4.1
+        assert recipes.get(name).grid == {
+            "units": (100, 250, 500),
+            "learning_rate": (1e-3, 3e-3),
+            "dropout": (0.0, 0.5),
+        }, name
     cv = recipes.get("ocr_cv_scrbm")  # the cv protocol fixes 1000 units, Adam 1e-3; it stops on a held-out fold
     assert cv.grid == {"dropout": (0.0, 0.5)} and cv.model["units"] == 1000
     assert (cv.train_split, cv.valid_split, cv.data_options["protocol"]) == ("train_minus_valid", "valid", "cv")
     assert recipes.get("jsb_chorales_lstm").grid["units"] == (50, 100, 250, 500, 750)  # LMN paper
-    lmn_grid = {"units,memory_units": ((50, 50), (50, 100), (100, 100), (100, 250), (250, 250), (250, 500)),
-                "l2": (1e-4, 1e-5, 1e-6, 1e-7, 0.0)}  # LMN paper: functional/memory pairs and L2
+    lmn_grid = {
+        "units,memory_units": ((50, 50), (50, 100), (100, 100), (100, 250), (250, 250), (250, 500)),
+        "l2": (1e-4, 1e-5, 1e-6, 1e-7, 0.0),
+    }  # LMN paper: functional/memory pairs and L2
     for name in ("jsb_chorales_lmn_a", "jsb_chorales_lmn_b", "jsb_chorales_lmn_b_pretrained", "nottingham_lmn_b"):
         assert recipes.get(name).grid == lmn_grid, name
     # Every labelling baseline, convolutional too, chooses its regularisation on validation.
-    for stem, kinds in (("ocr_ms", ("lstm", "gru", "simple_rnn", "conv")), ("ocr_cv", ("lstm", "gru", "simple_rnn", "conv")),
-                        ("conll2000", ("lstm", "gru", "simple_rnn", "conv")),
-                        ("wsj_pos_2000", ("lstm", "gru", "simple_rnn", "conv")), ("bach_melodies", ("lstm", "simple_rnn")),
-                        ("kinderlieder", ("lstm", "simple_rnn"))):
+    for stem, kinds in (
+        ("ocr_ms", ("lstm", "gru", "simple_rnn", "conv")),
+        ("ocr_cv", ("lstm", "gru", "simple_rnn", "conv")),
+        ("conll2000", ("lstm", "gru", "simple_rnn", "conv")),
+        ("wsj_pos_2000", ("lstm", "gru", "simple_rnn", "conv")),
+        ("bach_melodies", ("lstm", "simple_rnn")),
+        ("kinderlieder", ("lstm", "simple_rnn")),
+    ):
         for kind in kinds:
             assert recipes.get(f"{stem}_{kind}").grid == {"dropout": (0.0, 0.2, 0.5), "l2": (0.0, 1e-5, 1e-4)}, kind
     for name, recipe in recipes.RECIPES.items():

@@ -20,11 +20,18 @@ def test_learning_curve_puts_validation_points_at_their_epochs(tmp_path, monkeyp
     from keras_seq.zoo import report
 
     record = {
-        "recipe": "ocr_ms_scrbm", "task": "labelling", "paper": None, "headline": None,
+        "recipe": "ocr_ms_scrbm",
+        "task": "labelling",
+        "paper": None,
+        "headline": None,
         "test": {"sequence_error": 0.2, "bits_per_event": 0.5, "loss": 0.3},
-        "history": {"loss": list(np.linspace(1, 0.1, 30)), "sequence_error": list(np.linspace(0.9, 0.1, 30)),
-                    "bits_per_event": list(np.linspace(2, 1, 30)), "val_sequence_error": [0.5, 0.3, 0.35],
-                    "val_bits_per_event": [1.5, 1.2, 1.3]},
+        "history": {
+            "loss": list(np.linspace(1, 0.1, 30)),
+            "sequence_error": list(np.linspace(0.9, 0.1, 30)),
+            "bits_per_event": list(np.linspace(2, 1, 30)),
+            "val_sequence_error": [0.5, 0.3, 0.35],
+            "val_bits_per_event": [1.5, 1.2, 1.3],
+        },
         "validation_epochs": [10, 20, 30],
         "stopping": {"reason": "epoch_limit", "converged": False, "best_epoch": 20, "last_epoch": 30},
     }
@@ -47,10 +54,16 @@ def test_learning_curve_says_when_a_panel_has_nothing_measured(tmp_path, monkeyp
 
     from keras_seq.zoo import report
 
-    record = {"recipe": "ocr_ms_lstm", "task": "labelling", "paper": None, "headline": "sequence_error",
-              "test": {"sequence_error": 0.9, "bits_per_event": 3.0}, "history": {"loss": [2.5], "bits_per_event": [3.1]},
-              "validation_epochs": [],
-              "stopping": {"reason": "epoch_limit", "converged": False, "best_epoch": None, "last_epoch": 1}}
+    record = {
+        "recipe": "ocr_ms_lstm",
+        "task": "labelling",
+        "paper": None,
+        "headline": "sequence_error",
+        "test": {"sequence_error": 0.9, "bits_per_event": 3.0},
+        "history": {"loss": [2.5], "bits_per_event": [3.1]},
+        "validation_epochs": [],
+        "stopping": {"reason": "epoch_limit", "converged": False, "best_epoch": None, "last_epoch": 1},
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         figure = _figure_of(lambda: report.learning_curve(record, str(tmp_path / "curve.png")), monkeypatch)
@@ -63,8 +76,9 @@ def test_piano_roll_is_cropped_to_the_real_frames(tmp_path, monkeypatch):
     from keras_seq.zoo import report
 
     true_roll, predicted = np.zeros((50, 88)), np.full((50, 88), 0.25)
-    figure = _figure_of(lambda: report.piano_roll(true_roll, predicted, str(tmp_path / "roll.png"), length=17),
-                        monkeypatch)
+    figure = _figure_of(
+        lambda: report.piano_roll(true_roll, predicted, str(tmp_path / "roll.png"), length=17), monkeypatch
+    )
     left, right, colour_bar = figure.axes
     assert left.images[0].get_array().shape == (88, 17) and right.images[0].get_array().shape == (88, 17)
     assert "probability" in colour_bar.get_ylabel()
@@ -81,18 +95,30 @@ def test_table_values_keep_the_digits_of_a_solved_tasks_loss():
 
 def _language_record(bits):
     return {
-        "recipe": "ptb_char_trellisnet_cpu", "dataset": "ptb_char", "task": "next_token", "data_options": {},
-        "model": {}, "seed": 0, "quick": False, "parameters": 10, "wall_seconds": 1.0, "hardware": "here",
-        "test": {"bits_per_event": bits, "loss": bits * 0.693}, "chance": None,
+        "recipe": "ptb_char_trellisnet_cpu",
+        "dataset": "ptb_char",
+        "task": "next_token",
+        "data_options": {},
+        "model": {},
+        "seed": 0,
+        "quick": False,
+        "parameters": 10,
+        "wall_seconds": 1.0,
+        "hardware": "here",
+        "test": {"bits_per_event": bits, "loss": bits * 0.693},
+        "chance": None,
         "stopping": {"reason": "early_stopping", "converged": True, "best_epoch": 3, "last_epoch": 9},
-        "epochs_run": 9, "updates": {"training": 9, "pretraining": 0, "total": 9}, "paper": None,
+        "epochs_run": 9,
+        "updates": {"training": 9, "pretraining": 0, "total": 9},
+        "paper": None,
     }
 
 
 def test_tables_do_not_print_a_metric_twice_when_the_nll_is_the_metric():
     """Bits per character is both the headline and the NLL of a language
     model; the NLL column points at the metric instead of repeating it."""
-    from keras_seq.zoo import report, results
+    from keras_seq.zoo import report
+    from keras_seq.zoo import results
 
     first, second = _language_record(2.0321), _language_record(2.0123)
     row = results._row("ptb_char_trellisnet_cpu", [first, {**second, "seed": 1}])

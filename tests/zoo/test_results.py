@@ -81,8 +81,20 @@ def test_results_measures_writes_records_and_reuses_them(shared_data_dir, tmp_pa
     from keras_seq.zoo import train
 
     records, markdown = tmp_path / "records", tmp_path / "RESULTS.md"
-    argv = ["results", "--quick", "--only", "ocr_ms_lstm", "--data-dir", shared_data_dir,
-            "--records", str(records), "--markdown", str(markdown), "--budget-seconds", "30"]
+    argv = [
+        "results",
+        "--quick",
+        "--only",
+        "ocr_ms_lstm",
+        "--data-dir",
+        shared_data_dir,
+        "--records",
+        str(records),
+        "--markdown",
+        str(markdown),
+        "--budget-seconds",
+        "30",
+    ]
     cli.main(argv)
     record = json.load(open(records / "ocr_ms_lstm" / "seed-0-quick.json"))  # a check: never a real record's file
     assert not (records / "ocr_ms_lstm" / "seed-0.json").exists()
@@ -108,14 +120,25 @@ def test_results_measures_writes_records_and_reuses_them(shared_data_dir, tmp_pa
 
 def _record(seed, error, converged=True, **extra):
     return {
-        "recipe": "ocr_ms_scrbm", "dataset": "ocr_letters", "task": "labelling",
-        "data_options": {"protocol": "ms", "fold": 0}, "seed": seed, "quick": False,
-        "test": {"sequence_error": error, "bits_per_event": 0.5 + error}, "headline": None,
+        "recipe": "ocr_ms_scrbm",
+        "dataset": "ocr_letters",
+        "task": "labelling",
+        "data_options": {"protocol": "ms", "fold": 0},
+        "seed": seed,
+        "quick": False,
+        "test": {"sequence_error": error, "bits_per_event": 0.5 + error},
+        "headline": None,
         "paper": {"value": 0.1481, "metric": "sequence_error", "source": "SCRBM paper"},
-        "parameters": 25526, "epochs_run": 100 + seed, "wall_seconds": 60.0 + seed,
+        "parameters": 25526,
+        "epochs_run": 100 + seed,
+        "wall_seconds": 60.0 + seed,
         "hardware": "x86_64 2 CPU cores, backend tensorflow",
-        "stopping": {"reason": "early_stopping" if converged else "epoch_limit", "converged": converged,
-                     "best_epoch": 50, "last_epoch": 100 + seed},
+        "stopping": {
+            "reason": "early_stopping" if converged else "epoch_limit",
+            "converged": converged,
+            "best_epoch": 50,
+            "last_epoch": 100 + seed,
+        },
         "command": f"keras-seq results --only ocr_ms_scrbm --seeds {seed} --data-dir ../shared/data",
         "model": {"builder": "labelling_model", "kind": "scrbm", "units": 100},  # the recipe's
         **extra,
@@ -142,11 +165,17 @@ def test_results_rebuild_from_committed_records(tmp_path):
 
     records = tmp_path / "records"
     for seed, error in ((0, 0.16), (1, 0.18), (2, 0.20)):
-        results.write_record(_record(seed, error, converged=seed != 2), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
+        results.write_record(
+            _record(seed, error, converged=seed != 2), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json")
+        )
     (records / "ocr_ms_scrbm" / "NOTE.md").write_text("Selection on Algorithm 1 closes 3 points of the gap.")
     results.write_record({**_record(9, 0.5), "quick": True}, str(records / "ocr_ms_scrbm" / "seed-9-quick.json"))
     text = results.markdown(results.load_records(str(records)), str(records))
-    row = next(line for line in text.splitlines() if line.startswith("| ocr_ms_scrbm (recipe defaults, no recorded selection) |"))
+    row = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("| ocr_ms_scrbm (recipe defaults, no recorded selection) |")
+    )
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == "18.00 ± 2.00 %"  # mean and sample std over the three seeds; the quick record is apart
     assert cells[3] == "0, 1, 2" and cells[4] == "14.81 %" and cells[5] == "0.680 ± 0.020"
@@ -154,7 +183,10 @@ def test_results_rebuild_from_committed_records(tmp_path):
     assert "--seeds 0 1 2 --data-dir ../shared/data" in cells[11]
     assert "**ocr_ms_scrbm.** Selection on Algorithm 1 closes 3 points" in text
     # Listed as not measured; its grid is searched first, else its seeds would train the defaults.
-    assert "- `keras-seq select ocr_ms_lstm --data-dir ../shared/data`, then `keras-seq results --only ocr_ms_lstm --seeds 0 1 2" in text
+    assert (
+        "- `keras-seq select ocr_ms_lstm --data-dir ../shared/data`, then "
+        "`keras-seq results --only ocr_ms_lstm --seeds 0 1 2" in text
+    )
     assert "- `keras-seq results --only adding_trellisnet --seeds 0 1 2" in text  # no grid
     assert not any(line.startswith("| ocr_ms_lstm") for line in text.splitlines())
 
@@ -169,7 +201,7 @@ def test_the_note_of_a_recipe_without_current_records_stays_in_the_table_of_the_
     (records / "ocr_ms_lstm" / "old_protocol").mkdir(parents=True)
     (records / "ocr_ms_lstm" / "NOTE.md").write_text("Trained 30 fixed epochs before; now stops early.")
     text = results.markdown(results.load_records(str(records)), str(records))
-    unmeasured = text[text.index("## Not measured yet"):text.index("GPU/TPU scale")]
+    unmeasured = text[text.index("## Not measured yet") : text.index("GPU/TPU scale")]
     assert "- `keras-seq select ocr_ms_lstm" in unmeasured
     assert "**ocr_ms_lstm.** Trained 30 fixed epochs before; now stops early." in unmeasured
     assert text.count("**ocr_ms_lstm.**") == 1 and "**ocr_ms_scrbm.**" not in text
@@ -182,7 +214,7 @@ def test_the_unmeasured_list_says_so_when_every_recipe_has_a_record(tmp_path, mo
     results.write_record(_record(0, 0.2), str(records / "ocr_ms_scrbm" / "seed-0.json"))
     monkeypatch.setattr(results, "SECTIONS", (("Labelling", ("ocr_ms_scrbm",)),))
     text = results.markdown(results.load_records(str(records)), str(records))
-    unmeasured = text[text.index("## Not measured yet"):text.index("GPU/TPU scale")]
+    unmeasured = text[text.index("## Not measured yet") : text.index("GPU/TPU scale")]
     assert "Every CPU-feasible recipe has a record." in unmeasured
     assert "without a record" not in unmeasured and "keras-seq" not in unmeasured
 
@@ -193,9 +225,14 @@ def test_a_row_names_every_kind_of_hardware_its_seeds_ran_on(tmp_path):
     records = tmp_path / "records"
     here = "x86_64 2 CPU cores (AMD EPYC AVX-512), backend tensorflow"
     for seed, hardware in ((0, "x86_64 2 CPU cores, backend tensorflow"), (1, here), (2, here)):
-        results.write_record(_record(seed, 0.16, hardware=hardware), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
-    row = next(line for line in results.markdown(results.load_records(str(records)), str(records)).splitlines()
-               if line.startswith("| ocr_ms_scrbm "))
+        results.write_record(
+            _record(seed, 0.16, hardware=hardware), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json")
+        )
+    row = next(
+        line
+        for line in results.markdown(results.load_records(str(records)), str(records)).splitlines()
+        if line.startswith("| ocr_ms_scrbm ")
+    )
     assert [c.strip() for c in row.strip("|").split("|")][10] == f"x86_64 2 CPU cores, backend tensorflow; {here}"
 
 
@@ -218,13 +255,17 @@ def test_rebuild_refuses_a_row_of_records_the_recipe_no_longer_trains(tmp_path):
     records = tmp_path / "records"
     results.write_record(_record(0, 0.16, model=model), str(records / "ocr_ms_scrbm" / "seed-0.json"))
     # An argument only one record names (a data-derived size) is no difference.
-    results.write_record(_record(1, 0.18, model={**model, "input_shape": [128]}),
-                         str(records / "ocr_ms_scrbm" / "seed-1.json"))
+    results.write_record(
+        _record(1, 0.18, model={**model, "input_shape": [128]}), str(records / "ocr_ms_scrbm" / "seed-1.json")
+    )
     assert "| ocr_ms_scrbm (recipe defaults" in results.markdown(results.load_records(str(records)), str(records))
     # A seed of other arguments (e.g. from before the recipe's defaults changed) would stand in the row.
     results.write_record(_record(2, 0.12, model={**model, "units": 250}), str(records / "ocr_ms_scrbm" / "seed-2.json"))
-    with pytest.raises(ValueError, match=r"ocr_ms_scrbm/seed-2.json was trained with units=250, but ocr_ms_scrbm "
-                                         r"now trains units=100\. Move the old records aside"):
+    with pytest.raises(
+        ValueError,
+        match=r"ocr_ms_scrbm/seed-2.json was trained with units=250, but ocr_ms_scrbm "
+        r"now trains units=100\. Move the old records aside",
+    ):
         results.markdown(results.load_records(str(records)), str(records))
 
 
@@ -233,12 +274,18 @@ def test_results_refuses_a_record_of_another_grid_point_than_the_chosen_one(tmp_
 
     records = tmp_path / "records"
     model = {"builder": "labelling_model", "kind": "lstm", "units": 100, "dropout": 0.0}
-    results.write_record({**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": model},
-                         str(records / "ocr_ms_lstm" / "seed-0.json"))
-    results.write_record({"recipe": "ocr_ms_lstm", "point": {"dropout": 0.5, "l2": 0.0}},
-                         results.selection_path(str(records), "ocr_ms_lstm"))
-    with pytest.raises(ValueError, match=r"seed-0.json was trained with dropout=0.0, but ocr_ms_lstm now trains "
-                                         r"dropout=0.5 \(chosen by keras-seq select\)\. Move the old records aside"):
+    results.write_record(
+        {**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": model}, str(records / "ocr_ms_lstm" / "seed-0.json")
+    )
+    results.write_record(
+        {"recipe": "ocr_ms_lstm", "point": {"dropout": 0.5, "l2": 0.0}},
+        results.selection_path(str(records), "ocr_ms_lstm"),
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"seed-0.json was trained with dropout=0.0, but ocr_ms_lstm now trains "
+        r"dropout=0.5 \(chosen by keras-seq select\)\. Move the old records aside",
+    ):
         results.measure(records_dir=str(records), only=["ocr_ms_lstm"], seeds=(0,))
 
 
@@ -248,20 +295,25 @@ def test_set_aside_moves_the_records_of_other_arguments_and_only_those(tmp_path)
     records = tmp_path / "records"
     old = {"builder": "labelling_model", "kind": "lstm", "units": 100, "dropout": 0.0}
     chosen = {**old, "dropout": 0.5, "l2": 0.0}
-    results.write_record({**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": old},
-                         str(records / "ocr_ms_lstm" / "seed-0.json"))
-    results.write_record({**_record(1, 0.1), "recipe": "ocr_ms_lstm", "model": chosen},
-                         str(records / "ocr_ms_lstm" / "seed-1.json"))
-    results.write_record({"recipe": "ocr_ms_lstm", "point": {"dropout": 0.5, "l2": 0.0}},
-                         results.selection_path(str(records), "ocr_ms_lstm"))
+    results.write_record(
+        {**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": old}, str(records / "ocr_ms_lstm" / "seed-0.json")
+    )
+    results.write_record(
+        {**_record(1, 0.1), "recipe": "ocr_ms_lstm", "model": chosen}, str(records / "ocr_ms_lstm" / "seed-1.json")
+    )
+    results.write_record(
+        {"recipe": "ocr_ms_lstm", "point": {"dropout": 0.5, "l2": 0.0}},
+        results.selection_path(str(records), "ocr_ms_lstm"),
+    )
     moved = results.set_aside_records(str(records), "ocr_ms_lstm", "unregularised")
     assert moved == [str(records / "ocr_ms_lstm" / "unregularised" / "seed-0.json")]
     assert json.load(open(moved[0]))["model"] == old
     assert sorted(os.listdir(records / "ocr_ms_lstm")) == ["seed-1.json", "selected.json", "unregularised"]
     results.measure(records_dir=str(records), only=["ocr_ms_lstm"], seeds=(1,))  # seed 1 fits: nothing to train
     # Never over a record set aside before.
-    results.write_record({**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": old},
-                         str(records / "ocr_ms_lstm" / "seed-0.json"))
+    results.write_record(
+        {**_record(0, 0.2), "recipe": "ocr_ms_lstm", "model": old}, str(records / "ocr_ms_lstm" / "seed-0.json")
+    )
     with pytest.raises(ValueError, match="--set-aside unregularised: .*seed-0.json exists; choose another label"):
         results.set_aside_records(str(records), "ocr_ms_lstm", "unregularised")
     assert (records / "ocr_ms_lstm" / "seed-0.json").exists()
@@ -275,12 +327,16 @@ def test_a_row_trained_before_its_selection_chose_those_arguments_is_named_by_th
     records = tmp_path / "records"
     for seed in (0, 1):
         results.write_record(_record(seed, 0.2), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
-    labels = lambda: [line.split(" | ")[0] for line in
-                      results.markdown(results.load_records(str(records)), str(records)).splitlines()
-                      if line.startswith("| ocr_ms_scrbm ")]
+    labels = lambda: [
+        line.split(" | ")[0]
+        for line in results.markdown(results.load_records(str(records)), str(records)).splitlines()
+        if line.startswith("| ocr_ms_scrbm ")
+    ]
     assert labels() == ["| ocr_ms_scrbm (recipe defaults, no recorded selection)"]
-    results.write_record({"recipe": "ocr_ms_scrbm", "point": {"dropout": 0.0, "units": 100}},
-                         results.selection_path(str(records), "ocr_ms_scrbm"))
+    results.write_record(
+        {"recipe": "ocr_ms_scrbm", "point": {"dropout": 0.0, "units": 100}},
+        results.selection_path(str(records), "ocr_ms_scrbm"),
+    )
     assert labels() == ["| ocr_ms_scrbm (dropout=0, units=100)"]
 
 
@@ -290,21 +346,33 @@ def test_select_names_the_records_its_choice_leaves_stale(tmp_path, capsys):
 
     records = tmp_path / "records"
     point = {"dropout": 0.5, "l2": 0.0}
-    searched = {**_record(0, 0.1), "recipe": "ocr_ms_lstm", "grid_point": point,
-                "stopping": {"converged": True, "best_value": 0.12, "best_epoch": 5}}
+    searched = {
+        **_record(0, 0.1),
+        "recipe": "ocr_ms_lstm",
+        "grid_point": point,
+        "stopping": {"converged": True, "best_value": 0.12, "best_epoch": 5},
+    }
     results.write_record(searched, results.grid_record_path(str(records), "ocr_ms_lstm", point))
-    results.write_record({**_record(0, 0.2), "recipe": "ocr_ms_lstm",
-                          "model": {"builder": "labelling_model", "kind": "lstm", "units": 100}},
-                         str(records / "ocr_ms_lstm" / "seed-0.json"))
+    results.write_record(
+        {
+            **_record(0, 0.2),
+            "recipe": "ocr_ms_lstm",
+            "model": {"builder": "labelling_model", "kind": "lstm", "units": 100},
+        },
+        str(records / "ocr_ms_lstm" / "seed-0.json"),
+    )
     cli.main(["select", "ocr_ms_lstm", "--only", "dropout=0.5", "l2=0", "--records", str(records)])  # nothing to train
     out = capsys.readouterr().out
     assert "selected: dropout=0.5_l2=0" in out
-    assert "ocr_ms_lstm/seed-0.json: trained at other model arguments; `keras-seq results --only ocr_ms_lstm " \
-           "--set-aside LABEL ...`" in out
+    assert (
+        "ocr_ms_lstm/seed-0.json: trained at other model arguments; `keras-seq results --only ocr_ms_lstm "
+        "--set-aside LABEL ...`" in out
+    )
 
 
-def test_select_reuses_the_recipes_own_run_of_a_point_that_builds_the_same_model(shared_data_dir, tmp_path,
-                                                                                 monkeypatch, capsys):
+def test_select_reuses_the_recipes_own_run_of_a_point_that_builds_the_same_model(
+    shared_data_dir, tmp_path, monkeypatch, capsys
+):
     from keras_seq import cli
     from keras_seq.zoo import train
 
@@ -334,18 +402,24 @@ def test_a_damaged_record_is_named(tmp_path):
         results.load_records(str(tmp_path))
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"seed": None}, r'is damaged: "seed" is missing or not a JSON integer \(got None\)'),
-    ({"seed": True}, r'is damaged: "seed" is missing or not a JSON integer \(got True\)'),
-    ({"hardware": None}, r'is damaged: "hardware" is missing or not a JSON string'),
-    ({"wall_seconds": "60"}, r'is damaged: "wall_seconds" is missing or not a JSON integer or a JSON number'),
-    ({"paper": {"value": 0.1}, "test": {"frame_nll": 8.0}}, r"has no test score of its headline metric \(none\)"),
-    ({"test": {"bits_per_event": 0.7}}, r"has no test score of its headline metric \(sequence_error\)"),
-    ({"stopping": {"best_epoch": 3}}, 'has a "stopping" without "reason" and "converged"'),
-    ({"seed": 1}, r"holds the record of seed 1 of ocr_ms_scrbm, which belongs in .*seed-1.json; move it there"),
-    ({"recipe": "ocr_ms_lstm"}, r"holds the record of seed 0 of ocr_ms_lstm, which belongs in .*ocr_ms_lstm.seed-0.json"),
-    ({"quick": True}, r"holds the --quick record of seed 0 of ocr_ms_scrbm, which belongs in .*seed-0-quick.json"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"seed": None}, r'is damaged: "seed" is missing or not a JSON integer \(got None\)'),
+        ({"seed": True}, r'is damaged: "seed" is missing or not a JSON integer \(got True\)'),
+        ({"hardware": None}, r'is damaged: "hardware" is missing or not a JSON string'),
+        ({"wall_seconds": "60"}, r'is damaged: "wall_seconds" is missing or not a JSON integer or a JSON number'),
+        ({"paper": {"value": 0.1}, "test": {"frame_nll": 8.0}}, r"has no test score of its headline metric \(none\)"),
+        ({"test": {"bits_per_event": 0.7}}, r"has no test score of its headline metric \(sequence_error\)"),
+        ({"stopping": {"best_epoch": 3}}, 'has a "stopping" without "reason" and "converged"'),
+        ({"seed": 1}, r"holds the record of seed 1 of ocr_ms_scrbm, which belongs in .*seed-1.json; move it there"),
+        (
+            {"recipe": "ocr_ms_lstm"},
+            r"holds the record of seed 0 of ocr_ms_lstm, which belongs in .*ocr_ms_lstm.seed-0.json",
+        ),
+        ({"quick": True}, r"holds the --quick record of seed 0 of ocr_ms_scrbm, which belongs in .*seed-0-quick.json"),
+    ],
+)
 def test_a_record_missing_a_field_or_out_of_place_is_named(tmp_path, change, message):
     from keras_seq.zoo import results
 
@@ -361,8 +435,22 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     from keras_seq.zoo import selection
 
     records = tmp_path / "records"
-    cli.main(["select", "ocr_ms_lstm", "--quick", "--epochs", "10", "--only", "dropout=0,0.5", "l2=0",
-              "--data-dir", shared_data_dir, "--records", str(records)])
+    cli.main(
+        [
+            "select",
+            "ocr_ms_lstm",
+            "--quick",
+            "--epochs",
+            "10",
+            "--only",
+            "dropout=0,0.5",
+            "l2=0",
+            "--data-dir",
+            shared_data_dir,
+            "--records",
+            str(records),
+        ]
+    )
     out = capsys.readouterr().out
     choice = json.load(open(records / "ocr_ms_lstm" / "selected-quick.json"))
     scores = choice["scores"]
@@ -374,8 +462,25 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
         point = json.load(open(records / "ocr_ms_lstm" / "grid" / f"{name}-quick.json"))
         assert point["stopping"]["best_value"] == scores[name] and point["stopping"]["best_epoch"] == 10
 
-    cli.main(["results", "--quick", "--only", "ocr_ms_lstm", "--data-dir", shared_data_dir, "--seeds", "0", "1", "--epochs", "10",
-              "--records", str(records), "--markdown", str(tmp_path / "R.md")])
+    cli.main(
+        [
+            "results",
+            "--quick",
+            "--only",
+            "ocr_ms_lstm",
+            "--data-dir",
+            shared_data_dir,
+            "--seeds",
+            "0",
+            "1",
+            "--epochs",
+            "10",
+            "--records",
+            str(records),
+            "--markdown",
+            str(tmp_path / "R.md"),
+        ]
+    )
     record = json.load(open(records / "ocr_ms_lstm" / "seed-0-quick.json"))
     searched = json.load(open(records / "ocr_ms_lstm" / "grid" / f"{best}-quick.json"))
     assert record["test"] == searched["test"]  # seed 0 of the chosen point: the grid's own run, reused
@@ -393,15 +498,31 @@ def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_
     assert os.path.exists(tmp_path / seed_1["run_directory"] / "record.json")
     assert not os.path.exists(tmp_path / seed_1["run_directory"] / "checkpoint")  # finished: discarded
     assert json.load(open(records / "ocr_ms_lstm" / "grid" / f"{best}-quick.json"))["run_directory"] == os.path.join(
-        "runs", f"ocr_ms_lstm+{best.replace('_', ',')}", "seed-0-quick")
+        "runs", f"ocr_ms_lstm+{best.replace('_', ',')}", "seed-0-quick"
+    )
     # A search in pieces: a later call restricted to another point chooses
     # among every point searched so far with this seed.
-    cli.main(["select", "ocr_ms_lstm", "--quick", "--epochs", "10", "--only", "dropout=0.2", "l2=0",
-              "--data-dir", shared_data_dir, "--records", str(records)])
+    cli.main(
+        [
+            "select",
+            "ocr_ms_lstm",
+            "--quick",
+            "--epochs",
+            "10",
+            "--only",
+            "dropout=0.2",
+            "l2=0",
+            "--data-dir",
+            shared_data_dir,
+            "--records",
+            str(records),
+        ]
+    )
     choice = json.load(open(records / "ocr_ms_lstm" / "selected-quick.json"))
     assert set(choice["scores"]) == {"dropout=0_l2=0", "dropout=0.5_l2=0", "dropout=0.2_l2=0"}
     assert len(choice["dropped"]) == 9 - 3 and choice["scores"][results.point_name(choice["point"])] == min(
-        choice["scores"].values())
+        choice["scores"].values()
+    )
     with pytest.raises(ValueError, match="outside the grid: units"):
         selection.grid_points({"dropout": (0.0,)}, {"units": (5,)})
     with pytest.raises(ValueError, match="no grid"):
@@ -415,10 +536,14 @@ def test_a_grid_can_tie_arguments_in_pairs():
     grid = {"units,memory_units": ((50, 50), (100, 250)), "l2": (0.0, 1e-4)}
     assert selection.grid_arguments(grid) == ["l2", "memory_units", "units"]
     assert selection.grid_points(grid) == [
-        {"l2": 0.0, "units": 50, "memory_units": 50}, {"l2": 0.0, "units": 100, "memory_units": 250},
-        {"l2": 1e-4, "units": 50, "memory_units": 50}, {"l2": 1e-4, "units": 100, "memory_units": 250}]
+        {"l2": 0.0, "units": 50, "memory_units": 50},
+        {"l2": 0.0, "units": 100, "memory_units": 250},
+        {"l2": 1e-4, "units": 50, "memory_units": 50},
+        {"l2": 1e-4, "units": 100, "memory_units": 250},
+    ]
     assert selection.grid_points(grid, {"memory_units": (250,), "l2": (0.0,)}) == [
-        {"l2": 0.0, "units": 100, "memory_units": 250}]
+        {"l2": 0.0, "units": 100, "memory_units": 250}
+    ]
     with pytest.raises(ValueError, match="outside the grid: dropout; the grid has l2, memory_units, units"):
         selection.grid_points(grid, {"dropout": (0.5,)})
 
@@ -431,14 +556,23 @@ def test_row_commands_name_the_documented_data_folder_not_the_machine_path(tmp_p
     for seed in (0, 1):
         record = _record(seed, 0.16, command=f"keras-seq train ocr_ms_scrbm --seed {seed} --data-dir {machine_path}")
         results.write_record(record, str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
-    results.write_record(_record(0, 0.2, recipe="ocr_ms_gru", command=f"keras-seq train ocr_ms_gru --data-dir {machine_path}",
-                                 model={"builder": "labelling_model", "kind": "gru", "units": 100}),
-                         str(records / "ocr_ms_gru" / "seed-0.json"))
+    results.write_record(
+        _record(
+            0,
+            0.2,
+            recipe="ocr_ms_gru",
+            command=f"keras-seq train ocr_ms_gru --data-dir {machine_path}",
+            model={"builder": "labelling_model", "kind": "gru", "units": 100},
+        ),
+        str(records / "ocr_ms_gru" / "seed-0.json"),
+    )
     text = results.markdown(results.load_records(str(records)), str(records))
     assert machine_path not in text
     assert "`keras-seq results --only ocr_ms_scrbm --seeds 0 1 --data-dir ../shared/data`" in text
     assert "`keras-seq train ocr_ms_gru --data-dir ../shared/data`" in text  # one seed: its own command
-    assert results.portable_command("keras-seq train x --data-dir data/local") == "keras-seq train x --data-dir data/local"
+    assert (
+        results.portable_command("keras-seq train x --data-dir data/local") == "keras-seq train x --data-dir data/local"
+    )
 
 
 def test_the_committed_results_md_is_the_rebuild_of_the_committed_records():

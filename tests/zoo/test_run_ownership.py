@@ -18,8 +18,7 @@ def test_a_held_directory_is_passed_over_with_the_owners_pid(shared_data_dir, tm
     output = str(tmp_path / "runs")
     with runs.claim(output, "ocr_ms_lstm", 0, quick=True) as held:
         before = sorted(os.listdir(held.path))
-        record = train.run(recipes.get("ocr_ms_lstm"), data_dir=shared_data_dir, quick=True, output=output,
-                           verbose=0)
+        record = train.run(recipes.get("ocr_ms_lstm"), data_dir=shared_data_dir, quick=True, output=output, verbose=0)
         assert sorted(os.listdir(held.path)) == before  # nothing written into the held directory
     assert record["run_directory"] == held.path + "-2"
     assert os.path.isfile(os.path.join(held.path + "-2", runs.RECORD))
@@ -34,10 +33,23 @@ def test_two_concurrent_runs_of_one_command_both_keep_their_record(shared_data_d
     output = str(tmp_path / "runs")
 
     def start(epochs):
-        command = ["train", "jsb_chorales_lstm", "--quick", "--epochs", str(epochs), "--data-dir", shared_data_dir,
-                   "--output", output]
-        return subprocess.Popen([sys.executable, "-c", "import sys; from keras_seq import cli; cli.main(sys.argv[1:])",
-                                 *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        command = [
+            "train",
+            "jsb_chorales_lstm",
+            "--quick",
+            "--epochs",
+            str(epochs),
+            "--data-dir",
+            shared_data_dir,
+            "--output",
+            output,
+        ]
+        return subprocess.Popen(
+            [sys.executable, "-c", "import sys; from keras_seq import cli; cli.main(sys.argv[1:])", *command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     first, second = start(4), start(6)
     outputs = [process.communicate(timeout=600) for process in (first, second)]

@@ -63,17 +63,30 @@ cli.main(None if kill == "ctrl-c-mid-epoch-3" else sys.argv[1:])
 
 
 def _train(tmp_path, data_dir, kill=None, *extra, change_default=None):
-    args = ["train", "jsb_chorales_lstm", "--quick", "--epochs", "6", "--data-dir", data_dir,
-            "--output", str(tmp_path / "runs"), *extra]
-    env = dict(os.environ, **({"KILL": kill} if kill else {}),
-               **({"CHANGE_DEFAULT": change_default} if change_default else {}))
-    return subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env,
-                          timeout=600)
+    args = [
+        "train",
+        "jsb_chorales_lstm",
+        "--quick",
+        "--epochs",
+        "6",
+        "--data-dir",
+        data_dir,
+        "--output",
+        str(tmp_path / "runs"),
+        *extra,
+    ]
+    env = dict(
+        os.environ, **({"KILL": kill} if kill else {}), **({"CHANGE_DEFAULT": change_default} if change_default else {})
+    )
+    return subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env, timeout=600)
 
 
 def _files(folder):
-    return {name: open(os.path.join(folder, name), "rb").read() for name in sorted(os.listdir(folder))
-            if os.path.isfile(os.path.join(folder, name))}
+    return {
+        name: open(os.path.join(folder, name), "rb").read()
+        for name in sorted(os.listdir(folder))
+        if os.path.isfile(os.path.join(folder, name))
+    }
 
 
 def test_a_killed_run_resumes_and_finished_runs_stay_intact(shared_data_dir, tmp_path):
@@ -125,7 +138,8 @@ def test_ctrl_c_is_one_line_and_the_run_resumes(shared_data_dir, tmp_path):
     assert interrupted.returncode == 130, interrupted.stderr
     assert "Traceback" not in interrupted.stderr
     assert interrupted.stderr.strip().splitlines()[-1] == (
-        "keras-seq train: interrupted. Finished epochs are kept: rerun the same command to resume.")
+        "keras-seq train: interrupted. Finished epochs are kept: rerun the same command to resume."
+    )
     resumed = _train(tmp_path, shared_data_dir)
     assert resumed.returncode == 0, resumed.stderr
     record = json.load(open(tmp_path / "runs" / "jsb_chorales_lstm" / "seed-0-quick" / "record.json"))
@@ -161,8 +175,13 @@ def _saved_checkpoint(folder):
 
     model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
     model.compile("adam", "mse")
-    model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0,
-              callbacks=[runs.RunCheckpoint(str(folder), [_Remembers()])])
+    model.fit(
+        np.ones((4, 2)),
+        np.ones((4, 1)),
+        epochs=2,
+        verbose=0,
+        callbacks=[runs.RunCheckpoint(str(folder), [_Remembers()])],
+    )
     return model
 
 
@@ -177,11 +196,21 @@ def _state(folder):
 DAMAGE = {
     "not JSON": (lambda f: (f / "state.json").write_text('{"epoch": 3, "weig'), "state.json", "not JSON"),
     "a list": (lambda f: (f / "state.json").write_text("[]"), "state.json", "a JSON list, not an object"),
-    "no weights": (lambda f: (f / "state.json").write_text(json.dumps({**_state(f), "weights": None})),
-                   "state.json", '"weights" is missing'),
-    "extra a list": (lambda f: (f / "state.json").write_text(json.dumps({**_state(f), "extra": []})),
-                     "state.json", '"extra" is not a JSON object'),
-    "weights file gone": (lambda f: (f / _state(f)["weights"]).unlink(), "state.json", "weights-final.weights.h5, is missing"),
+    "no weights": (
+        lambda f: (f / "state.json").write_text(json.dumps({**_state(f), "weights": None})),
+        "state.json",
+        '"weights" is missing',
+    ),
+    "extra a list": (
+        lambda f: (f / "state.json").write_text(json.dumps({**_state(f), "extra": []})),
+        "state.json",
+        '"extra" is not a JSON object',
+    ),
+    "weights file gone": (
+        lambda f: (f / _state(f)["weights"]).unlink(),
+        "state.json",
+        "weights-final.weights.h5, is missing",
+    ),
     "truncated weights": (lambda f: _truncate(f / _state(f)["weights"]), "weights-final.weights.h5", ""),
     "truncated arrays": (lambda f: _truncate(f / _state(f)["callback_weights"][0]), ".npz", ""),
 }
@@ -190,8 +219,6 @@ DAMAGE = {
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_a_damaged_checkpoint_is_named(tmp_path, damage):
     import re
-
-    import keras
 
     from keras_seq.zoo import runs
 

@@ -23,8 +23,11 @@ class _Constant:
 def _expected(recipe, label, data_dir):
     """The split counted from the raw arrays, token by token."""
     options = recipe.data_options
-    seen = {int(t) for x in data.load_arrays(recipe.dataset, recipe.train_split, data_dir=data_dir, **options).inputs
-            for t in np.ravel(x)}
+    seen = {
+        int(t)
+        for x in data.load_arrays(recipe.dataset, recipe.train_split, data_dir=data_dir, **options).inputs
+        for t in np.ravel(x)
+    }
     test = data.load_arrays(recipe.dataset, "test", data_dir=data_dir, **options)
     counts = {"seen": [0, 0], "unseen": [0, 0]}
     for x, y in zip(test.inputs, test.targets):
@@ -46,7 +49,9 @@ def test_error_split_counts_each_test_token_once_by_whether_training_saw_it(shar
     assert seen > 0 and unseen > 0
 
     monkeypatch.setattr(script.saving, "load_model", lambda path: _Constant(3, classes))
-    monkeypatch.setattr("sys.argv", ["unseen_word_errors.py", recipe.name, "model.keras", "--data-dir", shared_data_dir])
+    monkeypatch.setattr(
+        "sys.argv", ["unseen_word_errors.py", recipe.name, "model.keras", "--data-dir", shared_data_dir]
+    )
     script.main()
     out = capsys.readouterr().out
     assert f"{seen + unseen} test tokens, {100 * unseen / (seen + unseen):.1f} % unseen in training" in out
