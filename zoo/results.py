@@ -249,26 +249,54 @@ def with_point(recipe, point):
     return dataclasses.replace(recipe, model={**recipe.model, **point})
 
 
+PRESET_RUNS = "preset"  # records/<recipe>/preset/: the runs the built-in presets were exported from
+
+
 def load_records(records_dir, quick=False):
     """`{recipe: [record, ...]}` (sorted by seed) of every record under
-    `records_dir`; `quick` records are kept apart from real ones."""
+    `records_dir`; `quick` records are kept apart from real ones. The run a
+    built-in preset was exported from (`<recipe>/preset/seed-*.json`) is one
+    more run of its row, after the seeds, marked by `is_preset_run`."""
     found = {}
-    for path in sorted(glob.glob(os.path.join(records_dir, "*", "seed-*.json"))):
-        record = load_record(path)
-        check_run_record(record, path, os.path.basename(os.path.dirname(path)))
-        if bool(record.get("quick")) == quick:
-            found.setdefault(record["recipe"], []).append(record)
-    return {name: sorted(rows, key=lambda r: r["seed"]) for name, rows in found.items()}
+    patterns = [("*", "seed-*.json"), ("*", PRESET_RUNS, "seed-*.json")]
+    for pattern in patterns:
+        for path in sorted(glob.glob(os.path.join(records_dir, *pattern))):
+            preset_run = pattern[1] == PRESET_RUNS
+            record = load_record(path)
+            if preset_run:  # trained by `--set` at the row's point: its model arguments are checked below
+                record = {**record, "recipe": record["recipe"].split("+")[0], "is_preset_run": True}
+                check_run_record(record, path)
+                if record["recipe"] != os.path.basename(os.path.dirname(os.path.dirname(path))):
+                    raise ValueError(f"{path} holds a run of {record['recipe']}; move it to its recipe's folder.")
+            else:
+                check_run_record(record, path, os.path.basename(os.path.dirname(path)))
+            if bool(record.get("quick")) == quick:
+                found.setdefault(record["recipe"], []).append(record)
+    return {
+        name: sorted(rows, key=lambda r: (r.get("is_preset_run", False), r["seed"])) for name, rows in found.items()
+    }
+
+
+def record_source(records_dir, record):
+    """The file a record of `load_records` was read from."""
+    name, seed, quick = record["recipe"], record["seed"], bool(record.get("quick"))
+    if record.get("is_preset_run"):
+        return os.path.join(records_dir, name, PRESET_RUNS, f"seed-{seed}.json")
+    return record_path(records_dir, name, seed, quick)
 
 
 def write_record(record, path):
     """Writes through a temporary file renamed into place: a crash leaves the
     previous file or none, never half a record."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_text(path, json.dumps(record, indent=2) + "\n")
+
+
+def write_text(path, text):
+    """Writes `text` to `path` through a temporary file renamed into place."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     temporary = f"{path}.tmp-{os.getpid()}"
     with open(temporary, "w") as f:
-        json.dump(record, f, indent=2)
-        f.write("\n")
+        f.write(text)
     os.replace(temporary, path)
 
 
@@ -523,10 +551,11 @@ def _row(name, rows, selection=None):
     epochs_text = "–" if not epochs else (str(epochs[0]) if len(set(epochs)) == 1 else f"{min(epochs)}-{max(epochs)}")
     wall = sum(r["wall_seconds"] for r in rows) / len(rows)
     hardware = "; ".join(dict.fromkeys(r["hardware"] for r in rows))
-    seeds = ", ".join(str(r["seed"]) for r in rows)
+    seeds = ", ".join(str(r["seed"]) + (" (preset)" if r.get("is_preset_run") else "") for r in rows)
+    seeded = [r for r in rows if not r.get("is_preset_run")] or rows
     command = first.get("command", f"keras-seq train {name}")
-    if len(rows) > 1:
-        command = f"keras-seq results --only {name} --seeds {' '.join(str(r['seed']) for r in rows)}"
+    if len(seeded) > 1:
+        command = f"keras-seq results --only {name} --seeds {' '.join(str(r['seed']) for r in seeded)}"
         if "--data-dir" in first.get("command", ""):
             command += " --data-dir " + first["command"].split("--data-dir ")[1].split()[0]
     command = portable_command(command)
@@ -601,7 +630,9 @@ def markdown(records, records_dir=RECORDS):
         "row names every hardware its seeds ran on. Records dated before 2026-12-06 were shuffled by "
         "TensorFlow's reshuffling; from then on each epoch's batch order is keyed by (seed, epoch), so that "
         "a resumed run repeats an uninterrupted one: rerun, the older commands train on other batch orders, "
-        "a source of variation like the seed's.",
+        "a source of variation like the seed's. Seeds `0 (preset)`: the run a built-in preset was exported "
+        "from (`records/<recipe>/preset/`), a rerun of seed 0 at the row's point, counted as one more run; "
+        "the notes' 3-seed figures are over seeds 0-2.",
         "",
     ]
     selections = {}
@@ -611,7 +642,7 @@ def markdown(records, records_dir=RECORDS):
             for record in rows:
                 _check_trained_at(
                     record,
-                    record_path(records_dir, name, record["seed"], bool(record.get("quick"))),
+                    record_source(records_dir, record),
                     recipes.get(name),
                     point,
                 )
@@ -728,8 +759,7 @@ def run(args, argv_text=None):
             set_aside=args.set_aside,
         )
     text = markdown(load_records(args.records, quick=args.quick), args.records)
-    with open(args.markdown, "w") as f:
-        f.write(text)
+    write_text(args.markdown, text)
     if not args.quick:
         sync_selected_points(args.records)
     print(text)

@@ -585,3 +585,24 @@ def test_the_committed_results_md_is_the_rebuild_of_the_committed_records():
     rebuilt = results.markdown(results.load_records(records), records)
     with open(os.path.join(root, "RESULTS.md")) as f:
         assert f.read() == rebuilt, "RESULTS.md differs from `keras-seq results --rebuild`; rerun it"
+
+
+def test_a_preset_run_is_one_more_run_of_its_row_and_must_be_trained_at_its_point(tmp_path):
+    from keras_seq.zoo import results
+
+    records = tmp_path / "records"
+    for seed, error in ((0, 0.16), (1, 0.18)):
+        results.write_record(_record(seed, error), str(records / "ocr_ms_scrbm" / f"seed-{seed}.json"))
+    preset = {**_record(0, 0.20), "recipe": "ocr_ms_scrbm+units=100"}
+    results.write_record(preset, str(records / "ocr_ms_scrbm" / "preset" / "seed-0.json"))
+    text = results.markdown(results.load_records(str(records)), str(records))
+    row = next(line for line in text.splitlines() if line.startswith("| ocr_ms_scrbm "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "18.00 ± 2.00 %" and cells[3] == "0, 1, 0 (preset)"
+    assert "--seeds 0 1 " in cells[-1]  # the seeds' command; the preset run keeps its own
+
+    results.write_record(
+        {**preset, "model": {**preset["model"], "units": 250}}, str(records / "ocr_ms_scrbm" / "preset" / "seed-0.json")
+    )
+    with pytest.raises(ValueError, match=r"preset/seed-0.json was trained with units=250"):
+        results.markdown(results.load_records(str(records)), str(records))
