@@ -29,6 +29,7 @@ _FROM = {
     "LMN": "layers",
     "LinearMemoryCell": "layers",
     "MaxSpectralNorm": "constraints",
+    "MelodyModel": "models",
     "PianoRollModel": "models",
     "SCRBM": "layers",
     "SCRBMCell": "layers",

@@ -1,7 +1,8 @@
 """The preset commands of `keras-seq`: `presets` (the built-ins and their
 metrics), `export` (a trained run as a preset), `label` (tags of a user's
-sentences or letter images), `generate` (music as MIDI, or text) and
-`score` (a user's piece or text). Each module-level `add_*` defines one
+sentences or letter images; the next pitch after each note of a melody),
+`generate` (music as MIDI, or text) and `score` (a user's piece, melody or
+text). Each module-level `add_*` defines one
 command's arguments; `keras_seq.cli` registers them."""
 
 import os
@@ -107,6 +108,8 @@ def run_label(args):
     from keras_seq import presets
 
     tagger = presets.load(args.preset)
+    if isinstance(tagger, models.MelodyModel):
+        return _label_melodies(tagger, args)
     if not isinstance(tagger, models.SequenceTagger):
         raise ValueError(
             f"{args.preset} is a {type(tagger).__name__}, not a tagger; `keras-seq presets` names "
@@ -133,6 +136,22 @@ def run_label(args):
             )
 
 
+def _label_melodies(model, args):
+    """Prints each note of each melody (MIDI pitches as arguments, or music files) with the pitch predicted next."""
+    melodies = []
+    for text in args.sentences:
+        try:
+            melodies.append([int(p) for p in text.replace(",", " ").split()])
+        except ValueError:
+            message = f'a melody is MIDI pitch numbers separated by spaces, e.g. "60 62 64"; got {text!r}.'
+            raise ValueError(message) from None
+    melodies += [model.preprocessor.read(path) for path in args.file]
+    if not melodies:
+        raise ValueError('give melodies to label ("60 62 64", one argument each) or --file PIECE.mid ...')
+    for melody, following in zip(melodies, model.predict_next(melodies, batch_size=args.batch_size)):
+        print(" ".join(f"{int(p)}->{n}" for p, n in zip(melody, following)))
+
+
 def _print_labels(sequences, labels, letters):
     for sequence, tags in zip(sequences, labels):
         print("".join(tags) if letters else " ".join(f"{w}/{t}" for w, t in zip(sequence, tags)))
@@ -144,8 +163,12 @@ def add_generate(parser):
         "--output", default=None, help="music: the MIDI file to write (required); text: also write the text here"
     )
     parser.add_argument("--png", default=None, help="music: also draw the piano roll into this PNG")
-    parser.add_argument("--frames", type=int, default=64, help="music: frames to sample after the primer")
-    parser.add_argument("--primer", default=None, help="music: a MIDI or MusicXML piece to continue")
+    parser.add_argument(
+        "--frames", type=int, default=64, help="music: frames (a melody model: notes) to sample after the primer"
+    )
+    parser.add_argument(
+        "--primer", default=None, help="music: a MIDI or MusicXML piece to continue (a melody: its top line)"
+    )
     parser.add_argument("--prompt", default="the ", help="text: the text to continue")
     parser.add_argument("--length", type=int, default=200, help="text: symbols to sample")
     parser.add_argument("--temperature", type=float, default=1.0, help="divides the logits before sampling")
@@ -170,6 +193,14 @@ def run_generate(args):
 
             report.roll_image(roll, args.png, model.preprocessor.lowest_midi)
             print(f"wrote {args.png}")
+    elif isinstance(model, models.MelodyModel):
+        if not args.output:
+            raise ValueError("--output PATH.mid: where to write the melody")
+        melody = model.generate(
+            primer=args.primer or (60,), notes=args.frames, temperature=args.temperature, seed=args.seed
+        )
+        model.write_midi(melody, args.output, tempo=args.tempo)
+        print(f"wrote {args.output}: {len(melody)} notes, {' '.join(str(p) for p in melody)}")
     elif isinstance(model, models.CharacterLanguageModel):
         text = model.generate(args.prompt, length=args.length, temperature=args.temperature, seed=args.seed)
         print(text)
@@ -178,7 +209,7 @@ def run_generate(args):
                 f.write(text + "\n")
     else:
         raise ValueError(
-            f"{args.preset} is a {type(model).__name__}: `generate` needs a PianoRollModel or a "
+            f"{args.preset} is a {type(model).__name__}: `generate` needs a PianoRollModel, MelodyModel or "
             "CharacterLanguageModel preset (`keras-seq presets`)."
         )
 
@@ -195,9 +226,9 @@ def run_score(args):
     from keras_seq import presets
 
     model = presets.load(args.preset)
-    if not isinstance(model, (models.PianoRollModel, models.CharacterLanguageModel)):
+    if not isinstance(model, (models.PianoRollModel, models.MelodyModel, models.CharacterLanguageModel)):
         raise ValueError(
-            f"{args.preset} is a {type(model).__name__}: `score` needs a PianoRollModel or a "
+            f"{args.preset} is a {type(model).__name__}: `score` needs a PianoRollModel, MelodyModel or "
             "CharacterLanguageModel preset."
         )
     for path in args.files:
@@ -214,7 +245,12 @@ def run_score(args):
 COMMANDS = (
     ("presets", "list the built-in presets (trained models) with their test metrics", add_presets, run_presets),
     ("export", "write a trained run as a preset directory", add_export, run_export),
-    ("label", "tag sentences (or letter images) with a tagger preset", add_label, run_label),
+    (
+        "label",
+        "tag sentences (or letter images) with a tagger preset; the next pitch of each note with a melody preset",
+        add_label,
+        run_label,
+    ),
     ("generate", "sample music (MIDI) or text from a preset", add_generate, run_generate),
     ("score", "score pieces (frame accuracy, NLL) or texts (bits per character) with a preset", add_score, run_score),
 )

@@ -66,6 +66,8 @@ _MUSIC_FRAMES = {  # quarter notes a frame, when a roll is written as MIDI
     "musedata": 0.5,
 }
 
+MELODY_DATASETS = ("kinderlieder", "bach_melodies")  # pitch ids of keras_seq.data.music21_corpus.melody_sequences
+
 
 def preprocessor(recipe, data_dir=None):
     """The preprocessor of `recipe`'s inputs, from its training data."""
@@ -93,6 +95,8 @@ def preprocessor(recipe, data_dir=None):
         return preprocessors.LetterImagePreprocessor()
     if recipe.dataset in _MUSIC_FRAMES:
         return preprocessors.PianoRollPreprocessor(frame_quarters=_MUSIC_FRAMES[recipe.dataset])
+    if recipe.dataset in MELODY_DATASETS:
+        return preprocessors.MelodyPreprocessor()
     if recipe.dataset == "ptb_char":
         return preprocessors.CharacterPreprocessor(text_vocabularies.vocabulary("ptb_char", data_dir))
     return None
@@ -107,6 +111,8 @@ def task_class(recipe):
         return models.PianoRollModel
     if task == "next_token" and recipe.dataset == "ptb_char":
         return models.CharacterLanguageModel
+    if recipe.dataset in MELODY_DATASETS:
+        return models.MelodyModel
     if task in ("labelling", "next_token") and recipe.dataset not in ("copy_memory",):
         return models.SequenceTagger
     return models.Task

@@ -1,7 +1,7 @@
 """Standard MIDI files: `write` makes one from notes and `read_notes` reads
 one, with no other package; `read_roll` reads a user's MIDI piece, or a
 MusicXML one with music21 (`pip install music21`, or keras-seq[music]),
-into a piano roll."""
+into a piano roll, and `read_melody` into its top line of pitches."""
 
 import math
 import os
@@ -190,3 +190,20 @@ def read_roll(path, keys=88, lowest_midi=21, frame_quarters=1.0):
     if not roll.any():
         raise ValueError(f"{path}: no notes within the model's range (MIDI {lowest_midi}-{lowest_midi + keys - 1}).")
     return roll
+
+
+def read_melody(path):
+    """The melody of the piece at `path` (MIDI, or MusicXML through
+    music21): the highest pitch starting at each onset, in time order, as
+    an int32 array of MIDI pitches (a chord's top note, the line a
+    monophonic melody is; rests skipped, as the corpus melodies are read)."""
+    _check_file(path)
+    is_midi = os.path.splitext(path)[1].lower() in MIDI_SUFFIXES
+    top = {}
+    for note, start, length in read_notes(path) if is_midi else _musicxml_notes(path):
+        if length > 0:
+            onset = round(start * TICKS_PER_QUARTER)
+            top[onset] = max(note, top.get(onset, -1))
+    if not top:
+        raise ValueError(f"{path}: the piece has no notes.")
+    return np.asarray([top[onset] for onset in sorted(top)], dtype="int32")

@@ -10,6 +10,8 @@ a recipe's training data, with the rules its loader applied (token ids of
 `keras_seq.data.tokens`: 0 padding, 1 unknown).
 """
 
+import os
+
 import keras
 import numpy as np
 
@@ -281,6 +283,96 @@ class PianoRollPreprocessor(Preprocessor):
 
     def get_config(self):
         return {"keys": self.keys, "lowest_midi": self.lowest_midi, "frame_quarters": self.frame_quarters}
+
+
+@keras.saving.register_keras_serializable(package="keras_seq")
+class MelodyPreprocessor(Preprocessor):
+    """Melodies as MIDI pitches <-> the ids of a next-pitch model trained on
+    `keras_seq.data`'s `kinderlieder` or `bach_melodies` sets: pitch p is
+    input id `p - lowest_midi + 1` (0 is padding) and class
+    `p - lowest_midi`.
+
+    A melody is a sequence of MIDI pitch numbers, one a note (rests and
+    durations are not modelled); `read` takes the top line of a MIDI or
+    MusicXML file. A pitch outside the `keys` keys from `lowest_midi` is an
+    error naming it (the corpora have none).
+
+    Args:
+        keys: How many pitches the model knows (88).
+        lowest_midi: The MIDI pitch of class 0 (21, the piano's A0).
+
+    Example:
+
+    >>> p = MelodyPreprocessor()
+    >>> p([[60, 62, 64]])[0].tolist()
+    [[40, 42, 44]]
+    >>> p.decode([39, 41])
+    [60, 62]
+    """
+
+    def __init__(self, keys=88, lowest_midi=21):
+        self.keys, self.lowest_midi = int(keys), int(lowest_midi)
+
+    def check(self, melody, what="melody"):
+        """`melody` as an int32 array of MIDI pitches in range; a ValueError naming what is wrong."""
+        if isinstance(melody, str):
+            raise ValueError(
+                f"{what}: expected MIDI pitch numbers, e.g. [60, 62, 64]; got a string ({melody[:40]!r}). "
+                "Read a file with .read(path)."
+            )
+        values = np.asarray(melody)
+        if values.ndim != 1 or len(values) == 0:
+            raise ValueError(f"{what}: expected a non-empty sequence of MIDI pitches; got shape {values.shape}.")
+        if values.dtype.kind not in "iu" and not (
+            values.dtype.kind == "f" and np.all(np.isfinite(values)) and np.all(values == np.round(values))
+        ):
+            raise ValueError(f"{what}: MIDI pitches are whole numbers; got {values.dtype} values.")
+        values = values.astype("int64")
+        highest = self.lowest_midi + self.keys - 1
+        outside = sorted({int(v) for v in values if not self.lowest_midi <= v <= highest})
+        if outside:
+            raise ValueError(
+                f"{what}: pitches {outside} lie outside the model's range, MIDI {self.lowest_midi}-{highest}."
+            )
+        return values.astype("int32")
+
+    def __call__(self, melodies):
+        """`(ids, lengths)`: input ids right-padded with 0, and each melody's length."""
+        if isinstance(melodies, np.ndarray) and melodies.ndim == 1:
+            melodies = [melodies]
+        if isinstance(melodies, (list, tuple)) and melodies and np.ndim(melodies[0]) == 0:
+            melodies = [melodies]  # one melody given as a flat list of pitches
+        rows = [self.check(m, f"melody {i}") - self.lowest_midi + 1 for i, m in enumerate(melodies)]
+        if not rows:
+            raise ValueError("expected at least one melody; got none.")
+        return _pad(rows, "int32"), [len(r) for r in rows]
+
+    def decode(self, class_ids):
+        """MIDI pitches of class ids."""
+        return [self.lowest_midi + int(i) for i in class_ids]
+
+    def read(self, path):
+        """The top line of a MIDI or MusicXML file (`keras_seq.data.midi.read_melody`), checked."""
+        from keras_seq.data import midi
+
+        if path.replace(",", " ").replace(" ", "").isdigit() and not os.path.exists(path):
+            raise ValueError(
+                f"{path!r} is not a music file; give a melody as a list of MIDI pitches, e.g. "
+                f"[{', '.join(path.replace(',', ' ').split()[:3])}]."
+            )
+        return self.check(midi.read_melody(path), path)
+
+    def write_midi(self, melody, path, tempo=100, quarters=1.0, velocity=80):
+        """Writes `melody` as a one-track MIDI file, each note `quarters` quarter notes long; returns `path`."""
+        from keras_seq.data import midi
+
+        ticks = round(midi.TICKS_PER_QUARTER * quarters)
+        events = [(int(p), i * ticks, ticks) for i, p in enumerate(self.check(melody))]
+        midi.write(path, events, tempo=tempo, velocity=velocity)
+        return path
+
+    def get_config(self):
+        return {"keys": self.keys, "lowest_midi": self.lowest_midi}
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")

@@ -1,5 +1,5 @@
 """The tasks a preset loads into (SequenceTagger, PianoRollModel,
-CharacterLanguageModel) and their preprocessors: what a user's own data
+CharacterLanguageModel, MelodyModel) and their preprocessors: what a user's own data
 becomes, what comes back, and the errors bad input gets."""
 
 import os
@@ -14,6 +14,8 @@ from keras_seq.data import tokens
 from keras_seq.models import CharacterLanguageModel
 from keras_seq.models import CharacterPreprocessor
 from keras_seq.models import LetterImagePreprocessor
+from keras_seq.models import MelodyModel
+from keras_seq.models import MelodyPreprocessor
 from keras_seq.models import PianoRollModel
 from keras_seq.models import PianoRollPreprocessor
 from keras_seq.models import SequenceTagger
@@ -226,16 +228,77 @@ def test_character_errors():
         lm.score(["a", "b"])
 
 
+def _melody_model():
+    x = keras.Input((None,), dtype="int32")
+    hidden = keras.layers.LSTM(8, return_sequences=True)(keras.layers.Embedding(89, 8, mask_zero=True)(x))
+    return MelodyModel(keras.Model(x, keras.layers.Dense(88)(hidden)), MelodyPreprocessor())
+
+
+def test_melody_scores_in_bits_as_its_backbone_predicts():
+    model = _melody_model()
+    melody = [60, 62, 64, 65, 67, 65, 64]
+    ids = np.asarray(melody[:-1], "int32")[None] - 20  # input id: pitch - 21 + 1
+    logits = keras.ops.convert_to_numpy(model.backbone(ids))[0].astype("float64")
+    log_p = logits - np.logaddexp.reduce(logits, axis=-1, keepdims=True)
+    targets = np.asarray(melody[1:]) - 21
+    scores = model.score(melody)
+    assert scores["notes"] == 6
+    np.testing.assert_allclose(scores["bits_per_note"], -log_p[np.arange(6), targets].mean() / np.log(2), rtol=1e-5)
+    assert scores["next_pitch_error"] == np.mean(np.argmax(log_p, axis=-1) != targets)
+    assert model.predict_next([melody])[0] == [21 + int(k) for k in np.argmax(log_p, axis=-1)] + [
+        model.predict_next([melody])[0][-1]
+    ]
+
+
+def test_melody_generation_is_seeded_keeps_its_primer_and_follows_the_backbone():
+    model = _melody_model()
+    first = model.generate([60, 64], notes=9, seed=1)
+    assert len(first) == 11 and first[:2].tolist() == [60, 64] and ((first >= 21) & (first <= 108)).all()
+    np.testing.assert_array_equal(first, model.generate([60, 64], notes=9, seed=1))
+    x = keras.Input((None,), dtype="int32")
+    bias = np.full(88, -30.0, "float32")
+    bias[67 - 21] = 30.0  # always G4
+    dense = keras.layers.Dense(88, kernel_initializer="zeros", bias_initializer=keras.initializers.Constant(bias))
+    sure = MelodyModel(keras.Model(x, dense(keras.layers.Embedding(89, 2)(x))), MelodyPreprocessor())
+    assert sure.generate([60], notes=5, seed=0).tolist() == [60, 67, 67, 67, 67, 67]
+
+
+def test_melody_midi_round_trip_and_errors(tmp_path):
+    model = _melody_model()
+    melody = model.generate([60], notes=12, seed=0)
+    path = model.write_midi(melody, str(tmp_path / "tune.mid"))
+    np.testing.assert_array_equal(model.preprocessor.read(path), melody)
+    assert model.score(path)["notes"] == 12
+    chord = tmp_path / "chords.mid"
+    midi.write(str(chord), [(48, 0, 960), (60, 0, 480), (64, 0, 480), (62, 480, 480)])
+    assert midi.read_melody(str(chord)).tolist() == [64, 62]  # the top note at each onset
+    with pytest.raises(ValueError, match=r"pitches \[12, 120\] lie outside the model's range, MIDI 21-108"):
+        model.score([60, 12, 120])
+    with pytest.raises(ValueError, match=r"not a music file; give a melody as a list of MIDI pitches, e.g. \[60, 62"):
+        model.generate("60 62 64")
+    with pytest.raises(ValueError, match="whole numbers"):
+        model.predict_next([[60.5, 62]])
+    with pytest.raises(ValueError, match="at least two notes"):
+        model.score([60])
+    with pytest.raises(ValueError, match="notes must be a positive integer"):
+        model.generate([60], notes=0)
+    fake = tmp_path / "tune2.mid"
+    fake.write_bytes(b"RIFF")
+    with pytest.raises(ValueError, match="not a MIDI file"):
+        model.generate(str(fake))
+
+
 def test_examples_in_docstrings_run():
     import doctest
 
     from keras_seq.models import character_language_model
+    from keras_seq.models import melody_model
     from keras_seq.models import piano_roll_model
     from keras_seq.models import preprocessors
     from keras_seq.models import sequence_tagger
     from keras_seq.models import task
 
-    for module in (preprocessors, task, sequence_tagger, piano_roll_model, character_language_model):
+    for module in (preprocessors, task, sequence_tagger, piano_roll_model, character_language_model, melody_model):
         result = doctest.testmod(module, extraglobs={"keras": keras, "np": np}, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, module.__name__
     assert os.path.exists(preprocessors.__file__)

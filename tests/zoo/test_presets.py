@@ -13,6 +13,7 @@ import pytest
 from keras_seq import cli
 from keras_seq import presets
 from keras_seq import saving
+from keras_seq.models import MelodyModel
 from keras_seq.models import PianoRollModel
 from keras_seq.models import SequenceTagger
 from keras_seq.zoo import preset_cli
@@ -160,6 +161,27 @@ def test_generate_writes_a_midi_file_that_music21_reads(shared_data_dir, tmp_pat
         cli.main(["label", output, "a b"])
 
 
+def test_a_melody_preset_labels_generates_and_scores_from_the_command_line(shared_data_dir, tmp_path, capsys):
+    music21 = pytest.importorskip("music21")
+    _, _, output, _ = _quick_preset("kinderlieder_scrbm", shared_data_dir, tmp_path)
+    assert type(presets.load(output)) is MelodyModel
+    cli.main(["label", output, "60 62 64", "67,65"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [[pair.split("->")[0] for pair in line.split()] for line in lines] == [["60", "62", "64"], ["67", "65"]]
+    assert all(21 <= int(pair.split("->")[1]) <= 108 for line in lines for pair in line.split())
+    tune = str(tmp_path / "tune.mid")
+    cli.main(["generate", output, "--output", tune, "--frames", "12", "--seed", "0"])
+    assert "13 notes" in capsys.readouterr().out
+    assert len(music21.converter.parse(tune).flatten().notes) == 13
+    cli.main(["score", output, tune])
+    scores = json.loads(capsys.readouterr().out)
+    assert scores["notes"] == 12 and scores["bits_per_note"] > 0 and 0 <= scores["next_pitch_error"] <= 1
+    cli.main(["label", output, "--file", tune])
+    assert len(capsys.readouterr().out.split()) == 13
+    with pytest.raises(ValueError, match="MIDI pitch numbers separated by spaces"):
+        cli.main(["label", output, "C D E"])
+
+
 def test_every_builtin_preset_has_its_recipe():
     for recipe_name, use in zoo_presets.BUILTIN.values():
         assert recipes.get(recipe_name).name == recipe_name and use
@@ -172,6 +194,7 @@ def test_every_builtin_preset_has_its_recipe():
     [
         ("wsj_pos_2000_lexical_scrbm", SequenceTagger),
         ("jsb_chorales_lmn_b_pretrained", PianoRollModel),
+        ("kinderlieder_scrbm", MelodyModel),
     ],
 )
 def test_the_zoo_builds_the_class_a_preset_loads_into(recipe_name, task_class, shared_data_dir):
@@ -181,6 +204,8 @@ def test_the_zoo_builds_the_class_a_preset_loads_into(recipe_name, task_class, s
     if task_class is SequenceTagger:
         tags = task.label([["The", "market", "fell", "."]])
         assert len(tags[0]) == 4 and set(tags[0]) <= set(task.preprocessor.class_names)
+    elif task_class is MelodyModel:
+        assert len(task.generate([60, 62], notes=4, seed=0)) == 6
     else:
         roll = task.generate(frames=4, seed=0)
         assert roll.shape == (5, 88) and set(np.unique(roll)) <= {0, 1}
