@@ -6,6 +6,7 @@ import numpy as np
 
 from keras_seq.models.task import Task
 from keras_seq.models.task import batches
+from keras_seq.models.task import check_positive
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")
@@ -79,10 +80,8 @@ class MelodyModel(Task):
             temperature: Divides the logits before sampling.
             seed: Seed of the sampling (None: a fresh one each call).
         """
-        if isinstance(notes, bool) or not isinstance(notes, int) or notes < 1:
-            raise ValueError(f"notes must be a positive integer; got {notes!r}.")
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-            raise ValueError(f"temperature must be a positive number; got {temperature!r}.")
+        check_positive("notes", notes, int)
+        check_positive("temperature", temperature, (int, float))
         primer = self.preprocessor.read(primer) if isinstance(primer, str) else self.preprocessor.check(primer)
         rng = np.random.default_rng(seed)
         # One fixed shape for every step (one compiled predict function): the

@@ -6,6 +6,7 @@ import numpy as np
 
 from keras_seq import metrics
 from keras_seq.models.task import Task
+from keras_seq.models.task import check_positive
 
 
 @keras.saving.register_keras_serializable(package="keras_seq")
@@ -47,8 +48,8 @@ class PianoRollModel(Task):
         Returns:
             A `(primer frames + frames, keys)` float32 array of 0 and 1.
         """
-        _check_positive("frames", frames, int)
-        _check_positive("temperature", temperature, (int, float))
+        check_positive("frames", frames, int)
+        check_positive("temperature", temperature, (int, float))
         if primer is None:
             primer = np.zeros((1, self.preprocessor.keys), dtype="float32")
         elif isinstance(primer, str):
@@ -80,8 +81,3 @@ class PianoRollModel(Task):
     def write_midi(self, roll, path, tempo=100):
         """Writes `roll` as a MIDI file (see PianoRollPreprocessor.write_midi); returns `path`."""
         return self.preprocessor.write_midi(roll, path, tempo=tempo)
-
-
-def _check_positive(name, value, kinds):
-    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:
-        raise ValueError(f"{name} must be a positive {'integer' if kinds is int else 'number'}; got {value!r}.")

@@ -79,3 +79,9 @@ def batches(lengths, batch_size):
         raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def check_positive(name, value, kinds):
+    """Raises a ValueError naming `name` unless `value` is a positive `kinds` (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:
+        raise ValueError(f"{name} must be a positive {'integer' if kinds is int else 'number'}; got {value!r}.")
