@@ -14,8 +14,10 @@ accumulate across days and machines; `--rebuild` only rewrites RESULTS.md
 from the records. A row shows the mean ± standard deviation over its seeds,
 how many of them converged (early stopping ended the run, not the epoch
 limit or a time budget), the paper's number, parameters, epochs, wall time,
-hardware and the command. A recipe's `records/<recipe>/NOTE.md`, if any, is
-printed under its section: what explains a gap to the paper, measured.
+hardware and the command. A recipe's `records/<recipe>/NOTE.md`, if any,
+becomes a findings page of the docs (`docs/findings/<recipe>.md`: what was
+tried, the numbers, the conclusion), and its finding one line under its
+section.
 Planned recipes without records are listed as not measured, with their
 command.
 """
@@ -25,6 +27,8 @@ import datetime
 import glob
 import json
 import os
+import re
+import textwrap
 
 from keras_seq.zoo import recipes
 from keras_seq.zoo import report
@@ -589,13 +593,96 @@ TABLE_HEAD = (
 )
 
 
-def _note(records_dir, name):
-    """The Markdown lines of recipe `name`'s NOTE.md (none if it has none)."""
+FINDINGS = os.path.join("docs", "findings")  # beside RESULTS.md: one page per recipe with a NOTE.md
+SUMMARY_CHARACTERS = 300
+
+
+def _note_text(records_dir, name):
+    """The text of recipe `name`'s NOTE.md, or None."""
     path = os.path.join(records_dir, name, "NOTE.md")
     if not os.path.isfile(path):
-        return []
+        return None
     with open(path) as f:
-        return [f"**{name}.** " + f.read().strip(), ""]
+        return f.read().strip()
+
+
+def summary(note, limit=SUMMARY_CHARACTERS):
+    """A note's finding in one line: its opening bold sentence, else its first
+    sentence, shortened at a clause boundary to at most `limit` characters."""
+    text = " ".join(note.split())
+    bold = re.match(r"\*\*(.+?)\*\*", text)
+    if bold:
+        text = bold.group(1)
+    else:
+        text = re.split(r"(?<=[.!?])\s+(?=[A-Z(*`])", text, maxsplit=1)[0]
+    text = text.strip().rstrip(":")
+    if len(text) <= limit:
+        return text
+    cuts = [i for i in range(limit // 2, limit - 1) if text[i : i + 2] in ("; ", ", ", " (") and _balanced(text[:i])]
+    head = text[: cuts[-1]] if cuts else text[: text.rfind(" ", 0, limit - 1)]
+    return head.rstrip(",;: ") + " …"
+
+
+def _balanced(text):
+    """Whether `text` closes every code span and bracket it opens."""
+    return text.count("`") % 2 == 0 and text.count("(") == text.count(")") and text.count("[") == text.count("]")
+
+
+def _finding(records_dir, name):
+    """RESULTS.md's line for recipe `name`'s note: its finding and the page that explains it."""
+    note = _note_text(records_dir, name)
+    if note is None:
+        return []
+    return [f"- **{name}**: {summary(note)} ([findings]({FINDINGS}/{name}.md))"]
+
+
+def findings_pages(records, records_dir=RECORDS):
+    """`{file name: Markdown}` of the docs' findings pages: one per recipe with
+    a NOTE.md (its table row above the note), and their index."""
+    pages, index = {}, []
+    for title, names in (*SECTIONS, ("Recipes not measured with their current arguments", ())):
+        if not names:
+            names = [n for n in sorted(os.listdir(records_dir)) if n not in pages and _listed_nowhere(n)]
+        entries = []
+        for name in names:
+            note = _note_text(records_dir, name)
+            if note is None:
+                continue
+            lines = [f"# {name}", "", f"Section: {title}.", ""]
+            if records.get(name):
+                selection = selected_point(records_dir, name) if name in recipes.RECIPES else None
+                lines += [TABLE_HEAD, _row(name, records[name], selection), ""]
+            else:
+                lines += ["No record of this recipe at its current arguments; RESULTS.md lists its command.", ""]
+            pages[f"{name}.md"] = "\n".join([*lines, note, ""])
+            entries.append(f"- [{name}]({name}.md): {summary(note)}")
+        if entries:
+            index += [f"## {title}", "", *entries, ""]
+    head = [
+        "# Findings",
+        "",
+        "What each recipe's runs measured beyond its table row: what was tried, the numbers and the",
+        "conclusion. Generated with RESULTS.md from `records/<recipe>/NOTE.md` by",
+        "`keras-seq results --rebuild`; the records beside each note are the evidence.",
+        "",
+    ]
+    pages["index.md"] = "\n".join([*head, *index]).rstrip("\n") + "\n"
+    return pages
+
+
+def _listed_nowhere(name):
+    return not any(name in names for _, names in SECTIONS)
+
+
+def write_findings(pages, directory):
+    """Writes the findings pages into `directory`, each atomically, and removes
+    the pages of notes that no longer exist."""
+    os.makedirs(directory, exist_ok=True)
+    for stale in set(os.listdir(directory)) - set(pages):
+        if stale.endswith(".md"):
+            os.remove(os.path.join(directory, stale))
+    for name, text in pages.items():
+        write_text(os.path.join(directory, name), text)
 
 
 def _paper_in_brackets(recipe):
@@ -626,15 +713,15 @@ def markdown(records, records_dir=RECORDS):
         "sharing its cores with other work (`load_average` in the records from 2026-12-01 on). A seed "
         "repeats bit for bit only on the same kind of CPU with the same thread settings (the backends' "
         "kernels differ by instruction set; the Bach chorales LSTM's seed 0 moved 1.2 accuracy points "
-        "between two CPUs, see the README), so the records name the CPU model from 2026-12-03 on and a "
+        "between two CPUs, see docs/main-job.md), so the records name the CPU model from 2026-12-03 on and a "
         "row names every hardware its seeds ran on. Records dated before 2026-12-06 were shuffled by "
         "TensorFlow's reshuffling; from then on each epoch's batch order is keyed by (seed, epoch), so that "
         "a resumed run repeats an uninterrupted one: rerun, the older commands train on other batch orders, "
         "a source of variation like the seed's. Seeds `0 (preset)`: the run a built-in preset was exported "
         "from (`records/<recipe>/preset/`), a rerun of seed 0 at the row's point, counted as one more run; "
         "the notes' 3-seed figures are over seeds 0-2.",
-        "",
     ]
+    lines = [lines[0], lines[1], textwrap.fill(" ".join(lines[2:]), 100), ""]
     selections = {}
     for name, rows in records.items():
         if name in recipes.RECIPES:  # a row stands for what its command trains today
@@ -654,7 +741,14 @@ def markdown(records, records_dir=RECORDS):
         if not rows:
             continue
         lines += [f"## {title}", "", TABLE_HEAD, *rows, ""]
-        lines += [note for name in names if records.get(name) for note in _note(records_dir, name)]
+        findings = [line for name in names if records.get(name) for line in _finding(records_dir, name)]
+        if findings:
+            lines += [
+                "Findings (each links to its page: what was tried, the numbers, the conclusion):",
+                "",
+                *findings,
+                "",
+            ]
     lines += ["## Not measured yet", ""]
     lines += (
         [
@@ -671,9 +765,9 @@ def markdown(records, records_dir=RECORDS):
         if recipe.grid and selected_point(records_dir, name) is None:  # else the seeds train the defaults
             command = f"`keras-seq select {name} --data-dir {DOCUMENTED_DATA_DIR}`, then {command}"
         lines.append(f"- {command}{_paper_in_brackets(recipe)}")
-    notes = [note for name in unmeasured for note in _note(records_dir, name)]
+    notes = [line for name in unmeasured for line in _finding(records_dir, name)]
     if notes:  # what was measured before a recipe changed, and why it changed
-        lines += ["", "Notes of recipes not measured with their current arguments:", "", *notes[:-1]]
+        lines += ["", "Findings of recipes not measured with their current arguments:", "", *notes]
     lines += ["", "GPU/TPU scale (run when an accelerator is available):", ""]
     for name in GPU_SCALE:
         lines.append(
@@ -758,8 +852,11 @@ def run(args, argv_text=None):
             output=args.output or default_output(args.records),
             set_aside=args.set_aside,
         )
-    text = markdown(load_records(args.records, quick=args.quick), args.records)
+    records = load_records(args.records, quick=args.quick)
+    text = markdown(records, args.records)
     write_text(args.markdown, text)
+    if not args.quick:
+        write_findings(findings_pages(records, args.records), os.path.join(os.path.dirname(args.markdown), FINDINGS))
     if not args.quick:
         sync_selected_points(args.records)
     print(text)
