@@ -33,8 +33,8 @@ class MelodyModel(Task):
     >>> model = MelodyModel(backbone, MelodyPreprocessor())
     >>> len(model.generate([60, 62, 64], notes=5, seed=0))
     8
-    >>> [len(next_pitches) for next_pitches in model.predict_next([[60, 62], [67]])]
-    [2, 1]
+    >>> tuple(len(next_pitches) for next_pitches in model.predict_next([[60, 62], [67]]))
+    (2, 1)
     """
 
     def _log_probabilities(self, ids):

@@ -32,8 +32,8 @@ class SequenceTagger(Task):
     >>> backbone = keras.Sequential([keras.Input((None,), dtype="int32"),
     ...                              keras.layers.Embedding(4, 2)])
     >>> tagger = SequenceTagger(backbone, words)
-    >>> [len(tags) for tags in tagger.label([["the", "cat"], ["cat"]])]
-    [2, 1]
+    >>> tuple(len(tags) for tags in tagger.label([["the", "cat"], ["cat"]]))
+    (2, 1)
     """
 
     def label(self, sequences, batch_size=32):
