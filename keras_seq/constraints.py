@@ -47,3 +47,6 @@ class MaxSpectralNorm(keras.constraints.Constraint):
 
     def get_config(self):
         return {"max_value": self.max_value}
+
+
+__all__ = ["MaxSpectralNorm"]

@@ -14,6 +14,15 @@ class Sequences:
     `inputs[i]` and `targets[i]` are arrays whose first axis is time (the same
     length for both). Next-step prediction tasks are already shifted: the
     target at step t is the input at step t + 1.
+
+    Example:
+
+    >>> pair = Sequences(inputs=[np.zeros((3, 2)), np.zeros((5, 2))], targets=[np.zeros(3), np.zeros(5)])
+    >>> len(pair), pair.lengths().tolist()
+    (2, [3, 5])
+    >>> test = keras_seq.data.load_arrays("jsb_chorales", "test")  # a next-frame task
+    >>> bool(np.array_equal(test.targets[0][:-1], test.inputs[0][1:]))
+    True
     """
 
     inputs: list
@@ -28,7 +37,16 @@ class Sequences:
 
 @dataclasses.dataclass(frozen=True)
 class DatasetInfo:
-    """What `keras_seq.data.info(name)` returns."""
+    """What `keras_seq.data.info(name)` returns.
+
+    Example:
+
+    >>> info = keras_seq.data.info("ocr_letters")
+    >>> info.task, info.input_shape, info.input_dtype, info.num_classes
+    ('labelling', (128,), 'float32', 26)
+    >>> info.splits["test"]
+    626
+    """
 
     name: str
     description: str
@@ -96,6 +114,15 @@ def get(name):
 
 
 def names():
+    """The names of the registered datasets, sorted.
+
+    Example:
+
+    >>> keras_seq.data.names()[:3]
+    ['adding', 'bach_chorales', 'bach_melodies']
+    >>> "jsb_chorales" in keras_seq.data.names()
+    True
+    """
     return sorted(_REGISTRY)
 
 

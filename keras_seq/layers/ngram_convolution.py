@@ -52,7 +52,7 @@ class NgramConvolution(keras.layers.Layer):
     Example:
 
     >>> layer = NgramConvolution(4, widths=(2, 3))
-    >>> layer(np.zeros((2, 7, 5), "float32")).shape
+    >>> tuple(layer(np.zeros((2, 7, 5), "float32")).shape)
     (2, 7, 8)
     """
 

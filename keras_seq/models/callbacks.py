@@ -20,12 +20,12 @@ class ResetStates(keras.callbacks.Callback):
     Example:
 
     ```python
-    lm = TrellisNet(1000, 400, 58, vocab_size=10000, embedding_dim=400,
-                    stateful=True, batch_size=16)
+    lm = TrellisNet(16, 8, 4, vocab_size=30, embedding_dim=8, stateful=True, batch_size=2)
     lm.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(
         from_logits=True))
-    lm.fit(stream, epochs=10, shuffle=False, callbacks=[ResetStates()])
-    lm.evaluate(valid_stream, callbacks=[ResetStates()])
+    windows = np.random.randint(0, 30, (6, 10))  # consecutive windows of two streams
+    lm.fit(windows, windows, batch_size=2, epochs=2, shuffle=False, callbacks=[ResetStates()], verbose=0)
+    lm.evaluate(windows, windows, batch_size=2, callbacks=[ResetStates()], verbose=0)
     ```
     """
 

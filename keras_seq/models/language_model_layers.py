@@ -41,8 +41,9 @@ class EmbeddingDropout(keras.layers.Layer):
     Example:
 
     ```python
-    emb = keras.layers.Embedding(10000, 400)
-    x = EmbeddingDropout(0.1, 10000, seed=1)(emb(tokens), tokens, training=True)
+    tokens = np.random.randint(0, 100, (2, 7))
+    emb = keras.layers.Embedding(100, 8)
+    x = EmbeddingDropout(0.1, 100, seed=1)(emb(tokens), tokens, training=True)  # (2, 7, 8)
     ```
     """
 
@@ -106,8 +107,11 @@ class MixtureOfSoftmaxes(keras.layers.Layer):
     Example:
 
     ```python
-    latents, prior = MixtureOfSoftmaxes(15, 400)(h)        # h: (B, T, 400)
-    log_p = MixtureLogProbabilities()([prior, embedding(latents, reverse=True)])
+    h = np.random.normal(size=(2, 5, 16)).astype("float32")  # (batch, time, features)
+    embedding = keras.layers.ReversibleEmbedding(50, 8)  # the tied input embedding
+    embedding.build((None,))
+    latents, prior = MixtureOfSoftmaxes(3, 8)(h)  # (2, 5, 3, 8), (2, 5, 3)
+    log_p = MixtureLogProbabilities()([prior, embedding(latents, reverse=True)])  # (2, 5, 50)
     ```
     """
 
@@ -177,8 +181,11 @@ class MixtureLogProbabilities(keras.layers.Layer):
     Example:
 
     ```python
-    latents, prior = MixtureOfSoftmaxes(15, 400)(h)
-    log_p = MixtureLogProbabilities()([prior, embedding(latents, reverse=True)])
+    h = np.random.normal(size=(2, 5, 16)).astype("float32")  # (batch, time, features)
+    embedding = keras.layers.ReversibleEmbedding(50, 8)  # the tied input embedding
+    embedding.build((None,))
+    latents, prior = MixtureOfSoftmaxes(3, 8)(h)  # (2, 5, 3, 8), (2, 5, 3)
+    log_p = MixtureLogProbabilities()([prior, embedding(latents, reverse=True)])  # (2, 5, 50)
     ```
     """
 

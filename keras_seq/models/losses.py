@@ -39,10 +39,13 @@ class DeepSupervisionLoss(keras.losses.Loss):
     Example:
 
     ```python
+    model = TrellisNet(16, 8, 4, vocab_size=20, embedding_dim=8, aux_frequency=2)
     sparse = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     model.compile(optimizer="adam",
                   loss={"output": sparse, "aux": DeepSupervisionLoss(sparse)},
                   loss_weights={"output": 1.0, "aux": 0.3})
+    tokens = np.random.randint(0, 20, (4, 12))
+    model.fit(tokens[:, :-1], {"output": tokens[:, 1:], "aux": tokens[:, 1:]}, epochs=1, verbose=0)
     ```
     """
 
@@ -93,11 +96,11 @@ def deep_supervision(loss, aux_weight):
     Example:
 
     ```python
-    model = TrellisNet(256, 64, 16, vocab_size=50, embedding_dim=64,
-                       aux_frequency=4)
+    model = TrellisNet(16, 8, 4, vocab_size=20, embedding_dim=8, aux_frequency=2)
     model.compile(optimizer="adam", **deep_supervision(
         keras.losses.SparseCategoricalCrossentropy(from_logits=True), 0.3))
-    model.fit(x, {"output": y, "aux": y})
+    x, y = np.random.randint(0, 20, (4, 12)), np.random.randint(0, 20, (4, 12))
+    model.fit(x, {"output": y, "aux": y}, epochs=1, verbose=0)
     ```
     """
     if not isinstance(aux_weight, (int, float)) or aux_weight < 0:

@@ -218,21 +218,24 @@ class TrellisNet(keras.Model):
     Example:
 
     ```python
-    lm = TrellisNet(256, 64, 16, vocab_size=50, embedding_dim=64,
-                    aux_frequency=4, dropout=0.2)
+    # A character model with deep supervision (the paper: 256, 64, 16 levels, 50 characters).
+    lm = TrellisNet(32, 16, 4, vocab_size=50, embedding_dim=16, aux_frequency=2, dropout=0.2)
     lm.compile(optimizer="adam", **deep_supervision(
         keras.losses.SparseCategoricalCrossentropy(from_logits=True), 0.3))
-    lm.fit(x, {"output": y, "aux": y})
+    x, y = np.random.randint(0, 50, (4, 20)), np.random.randint(0, 50, (4, 20))
+    lm.fit(x, {"output": y, "aux": y}, epochs=1, verbose=0)
     lm.save("lm.keras")
     lm = keras.saving.load_model("lm.keras")
 
-    # Word-level PTB style: MoS head (log-probabilities), stateful windows.
-    lm = TrellisNet(1000, 400, 58, vocab_size=10000, embedding_dim=400,
-                    num_experts=15, embedding_dropout=0.1, weight_dropout=0.5,
-                    stateful=True, batch_size=16)
+    # Word-level PTB style (the paper: 1000, 400, 58 levels, 10000 words, 15 experts):
+    # mixture-of-softmaxes head (log-probabilities), stateful windows.
+    lm = TrellisNet(32, 16, 4, vocab_size=100, embedding_dim=16,
+                    num_experts=3, embedding_dropout=0.1, weight_dropout=0.5,
+                    stateful=True, batch_size=2)
     lm.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(
         from_logits=True))
-    lm.fit(stream, epochs=10, shuffle=False, callbacks=[ResetStates()])
+    stream = np.random.randint(0, 100, (4, 10))
+    lm.fit(stream, stream, batch_size=2, epochs=1, shuffle=False, callbacks=[ResetStates()], verbose=0)
 
     # The adding problem: a last-step regressor with dilations 1, 2, ..., 128.
     model = TrellisNet(32, 16, 8, input_dim=2, num_outputs=1,

@@ -9,11 +9,7 @@ file against the SHA-256 in the preset's metadata and rebuilds the model in
 Keras' safe mode; it returns a `keras_seq.models.Task` (a `keras.Model`
 with its preprocessor) whose `preset` attribute holds that metadata.
 
-Example:
-
->>> tagger = keras_seq.presets.load("wsj_pos_2000_lexical_scrbm")  # doctest: +SKIP
->>> tagger.label([["The", "market", "fell", "sharply", "."]])  # doctest: +SKIP
-[['DT', 'NN', 'VBD', 'RB', '.']]
+`load`'s docstring shows one tagging a sentence (the tests run it).
 
 The format (`keras_seq.presets.files`) and how the built-ins are made
 (`keras-seq export`, `keras_seq.zoo.presets`) are in the docs.
@@ -30,7 +26,13 @@ BUILTIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "builtin")
 
 
 def builtin_names():
-    """The names of the presets that ship inside the package, sorted."""
+    """The names of the presets that ship inside the package, sorted.
+
+    Example:
+
+    >>> keras_seq.presets.builtin_names()
+    ['bach_chorales_lmn_b_pretrained', ..., 'ocr_ms_scrbm', 'wsj_pos_2000_lexical_scrbm']
+    """
     if not os.path.isdir(BUILTIN):
         return []
     return sorted(n for n in os.listdir(BUILTIN) if os.path.isfile(os.path.join(BUILTIN, n, files.METADATA)))
@@ -38,7 +40,18 @@ def builtin_names():
 
 def resolve(handle, file_hash=None):
     """The local directory of the preset `handle` (fetched into the cache if
-    remote); a ValueError with the closest names for an unknown one."""
+    remote); a ValueError with the closest names for an unknown one.
+
+    Example:
+
+    >>> directory = keras_seq.presets.resolve("ocr_ms_scrbm")
+    >>> sorted(os.listdir(directory))
+    ['README.md', 'assets', 'config.json', 'metadata.json', 'model.weights.h5', 'preprocessor.json']
+    >>> keras_seq.presets.resolve("ocr_ms_scrb")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown preset 'ocr_ms_scrb'; did you mean ocr_ms_scrbm?
+    """
     if not isinstance(handle, (str, os.PathLike)):
         raise ValueError(f"a preset handle is a name, a directory, a URL or hf://...; got {type(handle).__name__}.")
     handle = os.fspath(handle)
@@ -60,21 +73,47 @@ def resolve(handle, file_hash=None):
 def load(handle, file_hash=None, verify=True):
     """The `keras_seq.models.Task` of the preset `handle` (see the module
     docstring), with its metadata as `.preset`. `file_hash`: the SHA-256
-    of an https archive; `verify=False` skips the files' SHA-256 check."""
+    of an https archive; `verify=False` skips the files' SHA-256 check.
+
+    Example:
+
+    >>> tagger = keras_seq.presets.load("wsj_pos_2000_lexical_scrbm")
+    >>> type(tagger).__name__, tagger.preset["dataset"]
+    ('SequenceTagger', 'wsj_pos')
+    >>> tagger.label([["The", "market", "fell", "sharply", "."]])
+    [['DT', 'NN', 'VBD', 'RB', '.']]
+    """
     task, metadata = files.read(resolve(handle, file_hash), verify=verify)
     task.preset = metadata
     return task
 
 
 def metadata(handle, file_hash=None):
-    """The checked metadata of the preset `handle`, without building its model."""
+    """The checked metadata of the preset `handle`, without building its model.
+
+    Example:
+
+    >>> meta = keras_seq.presets.metadata("ocr_ms_scrbm")
+    >>> meta["task_class"], meta["dataset"], meta["data_options"]
+    ('SequenceTagger', 'ocr_letters', {'protocol': 'ms', 'fold': 0})
+    >>> meta["headline"]["metric"], round(meta["headline"]["value"], 3), meta["paper"]["value"]
+    ('sequence_error', 0.123, 0.1481)
+    """
     return files.read_metadata(resolve(handle, file_hash))
 
 
 def list_presets():
     """One dict per built-in preset, by name: its task class, dataset, test
     metric (`metric`, `value`) with the paper's number beside it, parameters
-    and size on disk (read from the metadata; nothing is loaded)."""
+    and size on disk (read from the metadata; nothing is loaded).
+
+    Example:
+
+    >>> rows = {row["name"]: row for row in keras_seq.presets.list_presets()}
+    >>> ocr = rows["ocr_ms_scrbm"]
+    >>> ocr["task_class"], ocr["dataset"], ocr["metric"], ocr["paper"], ocr["parameters"]
+    ('SequenceTagger', 'ocr_letters', 'sequence_error', 0.1481, 101276)
+    """
     rows = []
     for name in builtin_names():
         with open(os.path.join(BUILTIN, name, files.METADATA)) as f:
@@ -97,7 +136,17 @@ def list_presets():
 
 
 def save(task, directory, metadata, card=None):
-    """Writes `task` as a preset directory (see `keras_seq.presets.files.write`)."""
+    """Writes `task` as a preset directory (see `keras_seq.presets.files.write`).
+
+    Example:
+
+    >>> task = keras_seq.presets.load("ocr_ms_scrbm")
+    >>> written = keras_seq.presets.save(task, "my_tagger", {"name": "my_tagger", "description": "a copy"})
+    >>> written["task_class"], written["parameters"], sorted(written["files"])
+    ('SequenceTagger', 101276, ['assets/class_names.json', 'config.json', 'model.weights.h5', 'preprocessor.json'])
+    >>> keras_seq.presets.load("my_tagger").preset["name"]
+    'my_tagger'
+    """
     return files.write(task, directory, metadata, card)
 
 

@@ -112,6 +112,19 @@ def pretrain_lmn(
         frame of the unrolled and of the pretrained network on the
         training (and validation) data (`"unrolled"` / `"pretrained"`
         dicts), plus the fitted `autoencoder` and `unrolled_model`.
+
+    Example:
+
+    >>> rng = np.random.default_rng(0)
+    >>> rolls = [(rng.random((10, 5)) < 0.4).astype("float32") for _ in range(4)]  # 4 binary piano rolls
+    >>> targets = [np.concatenate([r[1:], np.zeros((1, 5), "float32")]) for r in rolls]  # the next frames
+    >>> model, report = keras_seq.pretraining.pretrain_lmn(rolls, targets, units=3, memory_units=12, window=4, epochs=1)
+    >>> model.output_shape, report["n_components"]  # memory_units = units * window: exact
+    ((None, None, 5), 12)
+    >>> bool(report["reconstruction_error"] < 1e-8)
+    True
+    >>> bool(np.isclose(report["unrolled"]["train"]["nll"], report["pretrained"]["train"]["nll"], rtol=1e-4))
+    True
     """
     inputs, lengths, targets = _checked_pairs("train", train_sequences, train_targets)
     input_dim, output_dim = inputs.shape[-1], targets.shape[-1]
@@ -287,6 +300,16 @@ def fine_tune(
 
     Sequences are padded and the padding gets zero sample weight. Returns the
     Keras `History`.
+
+    Example:
+
+    >>> rng = np.random.default_rng(0)
+    >>> rolls = [(rng.random((10, 5)) < 0.4).astype("float32") for _ in range(4)]  # 4 binary piano rolls
+    >>> targets = [np.concatenate([r[1:], np.zeros((1, 5), "float32")]) for r in rolls]  # the next frames
+    >>> model, report = keras_seq.pretraining.pretrain_lmn(rolls, targets, units=3, memory_units=12, window=4, epochs=1)
+    >>> history = keras_seq.pretraining.fine_tune(model, report, rolls, targets, epochs=1)
+    >>> len(history.history["loss"]), sorted(report["fine_tuned"]["train"])
+    (1, ['frame_accuracy', 'nll'])
     """
     inputs, lengths = as_padded(train_sequences)
     targets, _ = as_padded(train_targets)
@@ -313,7 +336,19 @@ def fine_tune(
 def plot_report(report, path):
     """The paper's Fig. 4 a/b as one PNG: the autoencoder's reconstruction
     error, and frame-level accuracy of the unrolled, pretrained and (when
-    present) fine-tuned networks on each split."""
+    present) fine-tuned networks on each split.
+
+    Example:
+
+    >>> rng = np.random.default_rng(0)
+    >>> rolls = [(rng.random((10, 5)) < 0.4).astype("float32") for _ in range(4)]  # 4 binary piano rolls
+    >>> targets = [np.concatenate([r[1:], np.zeros((1, 5), "float32")]) for r in rolls]  # the next frames
+    >>> model, report = keras_seq.pretraining.pretrain_lmn(rolls, targets, units=3, memory_units=12, window=4, epochs=1)
+    >>> keras_seq.pretraining.plot_report(report, "lmn_report.png")  # into the current folder
+    >>> import os
+    >>> os.path.getsize("lmn_report.png") > 0
+    True
+    """
     import matplotlib
 
     matplotlib.use("Agg")

@@ -2,7 +2,6 @@
 CharacterLanguageModel, MelodyModel) and their preprocessors: what a user's own data
 becomes, what comes back, and the errors bad input gets."""
 
-import os
 
 import keras
 import numpy as np
@@ -286,19 +285,3 @@ def test_melody_midi_round_trip_and_errors(tmp_path):
     fake.write_bytes(b"RIFF")
     with pytest.raises(ValueError, match="not a MIDI file"):
         model.generate(str(fake))
-
-
-def test_examples_in_docstrings_run():
-    import doctest
-
-    from keras_seq.models import character_language_model
-    from keras_seq.models import melody_model
-    from keras_seq.models import piano_roll_model
-    from keras_seq.models import preprocessors
-    from keras_seq.models import sequence_tagger
-    from keras_seq.models import task
-
-    for module in (preprocessors, task, sequence_tagger, piano_roll_model, character_language_model, melody_model):
-        result = doctest.testmod(module, extraglobs={"keras": keras, "np": np}, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0 and result.attempted > 0, module.__name__
-    assert os.path.exists(preprocessors.__file__)
