@@ -2,7 +2,6 @@
 CharacterLanguageModel, MelodyModel) and their preprocessors: what a user's own data
 becomes, what comes back, and the errors bad input gets."""
 
-
 import keras
 import numpy as np
 import pytest
