@@ -30,3 +30,22 @@ def shared_data_dir():
     if not os.path.isdir(path):
         pytest.fail(f"benchmark data not found at {os.path.abspath(path)}")
     return path
+
+
+# Tests that exercise no Keras backend (numpy loaders, tf.data pipelines,
+# reports, the import graph, the docs): run once, in the TensorFlow run, and
+# deselected in the others.
+BACKEND_INDEPENDENT = ("data/", "test_docs.py", "test_import_graph.py", "zoo/test_report.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    if keras.backend.backend() == "tensorflow":
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    kept, deselected = [], []
+    for item in items:
+        relative = os.path.relpath(str(item.path), here).replace(os.sep, "/")
+        (deselected if relative.startswith(BACKEND_INDEPENDENT) else kept).append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept

@@ -1,6 +1,7 @@
 """The documentation: the docs site builds in strict mode with an API
 reference of every public name, the README stays one short page whose
-numbers are RESULTS.md's, and RESULTS.md stays findings, not a notebook."""
+numbers are RESULTS.md's, and RESULTS.md stays findings, not a notebook.
+Backend-independent: run in the TensorFlow run only (tests/conftest.py)."""
 
 import importlib
 import os
@@ -8,8 +9,6 @@ import re
 import subprocess
 import sys
 
-import keras
-import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -32,9 +31,6 @@ def _read(*path):
         return f.read()
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow", reason="the site is built once, in the KERAS_BACKEND=tensorflow run"
-)
 def test_the_docs_site_builds_strictly_with_every_public_name_in_its_api_reference(tmp_path):
     site = tmp_path / "site"
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TF_CPP_MIN_LOG_LEVEL": "3"}
