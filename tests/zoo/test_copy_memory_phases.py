@@ -1,9 +1,9 @@
-"""scripts/copy_memory_phases.py (the copy-memory note's numbers): the loss
+"""bench/copy_memory_phases.py (the copy-memory note's numbers): the loss
 of each phase, and whether the logits depend on the current symbol alone."""
 
-import numpy as np
+import importlib
 
-from tests.support import load_script
+import numpy as np
 
 
 def _sequences(rng, batch=4, wait=6):
@@ -14,7 +14,7 @@ def _sequences(rng, batch=4, wait=6):
 
 
 def test_a_memoryless_model_has_no_spread_and_the_memoryless_recall_loss(rng):
-    script = load_script("copy_memory_phases")
+    script = importlib.import_module("bench.copy_memory_phases")
     inputs, targets = _sequences(rng)
     # Blank unless the input is the delimiter, then uniform over the 8 digits: no memory.
     logits = np.where((inputs == 9)[..., None], np.r_[-50.0, np.zeros(8), -50.0], np.r_[50.0, np.zeros(9)])
@@ -27,7 +27,7 @@ def test_a_memoryless_model_has_no_spread_and_the_memoryless_recall_loss(rng):
 
 
 def test_a_model_that_recalls_has_a_spread_in_the_recall_phase(rng):
-    script = load_script("copy_memory_phases")
+    script = importlib.import_module("bench.copy_memory_phases")
     inputs, targets = _sequences(rng)
     logits = 30.0 * np.eye(10)[targets]  # right every step, which needs the shown digits at recall
     loss = script.phase_cross_entropy(logits, targets)

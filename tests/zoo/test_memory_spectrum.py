@@ -1,12 +1,13 @@
-"""scripts/memory_spectrum.py (the Nottingham note's numbers) reads W_mm
+"""bench/memory_spectrum.py (the Nottingham note's numbers) reads W_mm
 from a saved LMN and reports its spectral radius and norm."""
+
+import importlib
 
 import keras
 import numpy as np
 import pytest
 
 from keras_seq.layers import LMN
-from tests.support import load_script
 
 
 def test_radius_and_norm_of_a_saved_lmn(tmp_path, capsys):
@@ -16,7 +17,7 @@ def test_radius_and_norm_of_a_saved_lmn(tmp_path, capsys):
     model.get_layer("lmn").cell.memory_recurrent_kernel.assign(w)
     path = str(tmp_path / "model.keras")
     model.save(path)
-    script = load_script("memory_spectrum")
+    script = importlib.import_module("bench.memory_spectrum")
     radius, norm = script.spectrum(script.memory_recurrent_kernels(keras.saving.load_model(path))["lmn"])
     np.testing.assert_allclose(radius, 0.5, rtol=1e-6)
     np.testing.assert_allclose(norm, np.linalg.svd(w, compute_uv=False)[0], rtol=1e-6)
@@ -31,7 +32,7 @@ def test_radius_and_norm_of_a_saved_lmn(tmp_path, capsys):
 def test_memory_response_returns_or_runs_away(rng):
     """A tanh memory whose W_mm has radius 1.5 runs away; one with radius
     0.5 returns from a large start to its input-driven range."""
-    script = load_script("memory_spectrum")
+    script = importlib.import_module("bench.memory_spectrum")
     x = rng.standard_normal((200, 3)).astype("float32")
     for radius, runs_away in ((1.5, True), (0.5, False)):
         lmn = LMN(4, 2, activation="tanh")
@@ -47,7 +48,7 @@ def test_memory_response_returns_or_runs_away(rng):
 
 
 def test_memory_response_selu_matches_keras(rng):
-    script = load_script("memory_spectrum")
+    script = importlib.import_module("bench.memory_spectrum")
     a = rng.standard_normal(50) * 3
     np.testing.assert_allclose(
         script.ACTIVATIONS["selu"](a), keras.ops.convert_to_numpy(keras.activations.selu(a)), rtol=1e-5, atol=1e-6

@@ -1,16 +1,17 @@
-"""scripts/ocr_cv_refit.py (the OCR cv note's refit row) trains the cv
+"""bench/ocr_cv_refit.py (the OCR cv note's refit row) trains the cv
 recipe on all nine training folds, the validation fold included, for a
 fixed number of epochs."""
+
+import importlib
 
 import pytest
 
 import keras_seq.data as data
 from keras_seq.zoo import recipes
-from tests.support import load_script
 
 
 def test_refit_recipe_reads_the_nine_training_folds_without_validation(shared_data_dir):
-    script = load_script("ocr_cv_refit")
+    script = importlib.import_module("bench.ocr_cv_refit")
     recipe = script.nine_fold_recipe(110, {"dropout": 0.5})
     original = recipes.get("ocr_cv_scrbm")
     assert (recipe.train_split, recipe.valid_split, recipe.epochs) == ("train", None, 110)
@@ -24,14 +25,14 @@ def test_refit_recipe_reads_the_nine_training_folds_without_validation(shared_da
 
 
 def test_refit_reads_set_as_the_cli_does_and_names_a_malformed_pair(monkeypatch):
-    script = load_script("ocr_cv_refit")
+    script = importlib.import_module("bench.ocr_cv_refit")
     monkeypatch.setattr("sys.argv", ["ocr_cv_refit.py", "--epochs", "1", "--set", "dropout0"])
     with pytest.raises(ValueError, match="dropout0"):
         script.main()
 
 
 def test_refit_names_an_existing_record_before_training(monkeypatch, tmp_path):
-    script = load_script("ocr_cv_refit")
+    script = importlib.import_module("bench.ocr_cv_refit")
     kept = tmp_path / "seed-0.json"
     kept.write_text("{}")
     monkeypatch.setattr("sys.argv", ["ocr_cv_refit.py", "--epochs", "1", "--record", str(kept)])

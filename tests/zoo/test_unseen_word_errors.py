@@ -1,11 +1,12 @@
-"""scripts/unseen_word_errors.py (the WSJ POS note's numbers) splits a test
+"""bench/unseen_word_errors.py (the WSJ POS note's numbers) splits a test
 error into words seen and unseen in training, counting every real token once."""
+
+import importlib
 
 import numpy as np
 
 import keras_seq.data as data
 from keras_seq.zoo import recipes
-from tests.support import load_script
 
 
 class _Constant:
@@ -39,7 +40,7 @@ def _expected(recipe, label, data_dir):
 
 
 def test_error_split_counts_each_test_token_once_by_whether_training_saw_it(shared_data_dir, capsys, monkeypatch):
-    script = load_script("unseen_word_errors")
+    script = importlib.import_module("bench.unseen_word_errors")
     recipe = recipes.get("wsj_pos_2000_scrbm")  # teacher-forced: the predictor's inputs are taken apart
     classes = data.info(recipe.dataset).num_classes
     for label in (0, 3):

@@ -1,7 +1,7 @@
 """How much the held-out validation fold costs the OCR cv SCRBM
 (records/ocr_cv_scrbm/NOTE.md's refit row).
 
-    python scripts/ocr_cv_refit.py --epochs 110 --set dropout=0.0 --data-dir ../shared/data
+    python -m bench.ocr_cv_refit --epochs 110 --set dropout=0.0 --data-dir ../shared/data
 
 The `ocr_cv_scrbm` recipe holds fold 1 out of the cv protocol's nine
 training folds so that early stopping has a validation split, and trains on
@@ -60,7 +60,7 @@ def main():
     run_name = ",".join([f"{RECIPE}+nine_folds"] + [f"{k}={v}" for k, v in sorted(arguments.items())])
     record = train.run(recipe, data_dir=args.data_dir, output=args.output, seed=args.seed, run_name=run_name)
     if args.record:
-        results.keep_record(record, args.record, " ".join(["python scripts/ocr_cv_refit.py", *sys.argv[1:]]))
+        results.keep_record(record, args.record, " ".join(["python -m bench.ocr_cv_refit", *sys.argv[1:]]))
     print(
         json.dumps(
             {"test": record["test"], "epochs_run": record["epochs_run"], "wall_seconds": record["wall_seconds"]},

@@ -1,7 +1,7 @@
 """Where a copy-memory model's loss comes from, and whether it reads more
 than the current input (records/copy_memory_trellisnet/NOTE.md's numbers).
 
-    python scripts/copy_memory_phases.py runs/copy_memory_trellisnet/seed-*/model.keras --data-dir ../shared/data
+    python -m bench.copy_memory_phases runs/copy_memory_trellisnet/seed-*/model.keras --data-dir ../shared/data
 
 For each `model.keras` that `keras-seq train copy_memory_trellisnet` wrote,
 on a batch of the validation split: the cross-entropy per step of each

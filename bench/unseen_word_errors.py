@@ -2,7 +2,7 @@
 id occurs in the recipe's training split and those that do not (words never
 seen in training): how much of the error unseen words make.
 
-    python scripts/unseen_word_errors.py wsj_pos_2000_scrbm runs/wsj_pos_2000_scrbm/seed-0/model.keras \
+    python -m bench.unseen_word_errors wsj_pos_2000_scrbm runs/wsj_pos_2000_scrbm/seed-0/model.keras \
         --data-dir ../shared/data
 
 The model is the `model.keras` that `keras-seq train RECIPE` writes.

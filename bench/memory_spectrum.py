@@ -5,7 +5,7 @@ how the memory responds, along the longest training sequence, to a start
 `m_0` of growing size along W_mm's leading eigenvector: whether it returns
 to its usual range or runs away (the Nottingham note in RESULTS.md).
 
-    python scripts/memory_spectrum.py runs/nottingham_lmn_b_pretrained/seed-0/model.keras [...] \
+    python -m bench.memory_spectrum runs/nottingham_lmn_b_pretrained/seed-0/model.keras [...] \
         --dataset nottingham --data-dir ../shared/data
 
 A model is a `model.keras` that `keras-seq train RECIPE` writes.
