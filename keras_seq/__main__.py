@@ -2,6 +2,6 @@
 
 import sys
 
-from keras_seq import cli
+from keras_seq.zoo import cli
 
 sys.exit(cli.main())

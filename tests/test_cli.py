@@ -12,7 +12,7 @@ def _keras_seq(*args):
     env = dict(os.environ)
     env.pop("KERAS_SEQ_TRACEBACK", None)
     return subprocess.run(
-        [sys.executable, "-m", "keras_seq.cli", *args], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "keras_seq.zoo.cli", *args], capture_output=True, text=True, env=env, timeout=300
     )
 
 
@@ -97,7 +97,7 @@ def test_user_errors_are_one_line_and_exit_2_in_a_fresh_process(args, message):
 
 @pytest.mark.parametrize("args, message", [e for i, e in enumerate(USER_ERRORS) if i not in IN_A_FRESH_PROCESS])
 def test_user_errors_are_one_line_and_exit_2(args, message, monkeypatch, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     monkeypatch.setattr(sys, "argv", ["keras-seq", *args])  # as the console script calls it
     monkeypatch.delenv("KERAS_SEQ_TRACEBACK", raising=False)
@@ -109,7 +109,7 @@ def test_user_errors_are_one_line_and_exit_2(args, message, monkeypatch, capsys)
 def test_help_and_list_do_not_import_keras():
     code = (
         "import sys\n"
-        "from keras_seq import cli\n"
+        "from keras_seq.zoo import cli\n"
         "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
         "cli.main(['list'])\n"
         "assert 'keras' not in sys.modules and 'tensorflow' not in sys.modules, 'imported a backend'\n"
@@ -119,8 +119,21 @@ def test_help_and_list_do_not_import_keras():
     assert "| jsb_chorales_lstm | jsb_chorales |" in result.stdout and "(default: runs)" not in result.stdout
 
 
+def test_tune_comes_from_the_tuning_package_through_its_entry_point(capsys):
+    """The zoo's command line imports nothing of keras_seq.tuning (built on
+    the zoo): `tune` is the installed entry point of group keras_seq.commands."""
+    from keras_seq.tuning import cli as tuning_cli
+    from keras_seq.zoo import cli
+
+    assert [c[0] for c in cli.plugin_commands()] == ["tune"]
+    assert cli.plugin_commands()[0][3] is tuning_cli.run
+    with pytest.raises(SystemExit):
+        cli.main(["tune", "--help"])
+    assert "--max-trials" in capsys.readouterr().out
+
+
 def test_help_shows_defaults(capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     with pytest.raises(SystemExit):
         cli.main(["train", "--help"])
@@ -131,7 +144,7 @@ def test_help_shows_defaults(capsys):
 def test_set_trains_the_recipe_with_changed_arguments_under_its_own_name(shared_data_dir, tmp_path, capsys):
     import json
 
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(
         [
@@ -154,7 +167,7 @@ def test_set_trains_the_recipe_with_changed_arguments_under_its_own_name(shared_
 
 
 def test_set_takes_an_integer_for_a_number_and_drops_the_quick_size_it_sets():
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     recipe = cli._with_settings("jsb_chorales_trellisnet", ["dropout=0", "hidden_units=12"])
     assert recipe.model["dropout"] == 0 and recipe.model["hidden_units"] == 12
@@ -164,7 +177,7 @@ def test_set_takes_an_integer_for_a_number_and_drops_the_quick_size_it_sets():
 def test_set_wins_over_the_quick_model_sizes(shared_data_dir, tmp_path, capsys):
     import json
 
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(
         [
@@ -187,7 +200,7 @@ def test_set_wins_over_the_quick_model_sizes(shared_data_dir, tmp_path, capsys):
 def test_set_data_trains_on_the_changed_dataset_options_under_its_own_name(shared_data_dir, tmp_path, capsys):
     import json
 
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(
         [
@@ -227,7 +240,7 @@ def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(s
     import datetime
     import json
 
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     monkeypatch.chdir(tmp_path)
     kept = tmp_path / "records" / "ocr_ms_lstm" / "dropout=0.5" / "seed-0.json"
@@ -266,7 +279,7 @@ def test_record_keeps_the_run_record_with_its_command_and_refuses_to_overwrite(s
 def test_train_builds_the_selected_point_and_recipe_defaults_the_recipes_own(shared_data_dir, tmp_path):
     import json
 
-    from keras_seq import cli
+    from keras_seq.zoo import cli
     from keras_seq.zoo import recipes
 
     point = recipes.selected_points()["ocr_ms_lstm"]

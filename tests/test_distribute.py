@@ -321,7 +321,7 @@ def test_multi_worker_mirrored_strategy_keeps_two_workers_in_step(tmp_path):
 
 @ONLY_TENSORFLOW
 def test_cli_refuses_to_fit_under_several_workers_before_joining_them(monkeypatch):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     workers = ["localhost:1", "localhost:2"]
     monkeypatch.setenv(

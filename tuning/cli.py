@@ -98,3 +98,8 @@ def run(args):
         )
     )
     return summary
+
+
+# `keras-seq tune`, added to the zoo's command line through the entry point
+# `keras_seq.commands: tune` (pyproject.toml).
+COMMANDS = [("tune", "resumable KerasTuner search over a recipe (needs keras-tuner)", add_arguments, run)]

@@ -3,7 +3,7 @@ metrics), `export` (a trained run as a preset), `label` (tags of a user's
 sentences or letter images; the next pitch after each note of a melody),
 `generate` (music as MIDI, or text) and `score` (a user's piece, melody or
 text). Each module-level `add_*` defines one
-command's arguments; `keras_seq.cli` registers them."""
+command's arguments; `keras_seq.zoo.cli` registers them."""
 
 import os
 import sys

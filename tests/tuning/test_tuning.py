@@ -172,7 +172,7 @@ def test_a_search_resumed_with_longer_trials_is_refused_not_mixed(shared_data_di
 
 @ORCHESTRATION_ON_TENSORFLOW
 def test_a_search_whose_every_trial_failed_exits_non_zero_naming_the_failure(shared_data_dir, tmp_path, monkeypatch):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     def fit(self, hp, model, *args, **kwargs):
         raise ValueError("the data folder holds no jsb_chorales files")
@@ -324,7 +324,7 @@ def test_bad_ranges_raise_a_clear_error_before_any_trial(call, message, tmp_path
 
 
 def test_cli_tune_rejects_a_bad_range_before_searching(tmp_path):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     with pytest.raises(ValueError, match="min_value 64 > max_value 8"):
         cli.main(
@@ -335,7 +335,7 @@ def test_cli_tune_rejects_a_bad_range_before_searching(tmp_path):
 
 @ORCHESTRATION_ON_TENSORFLOW
 def test_cli_tune_writes_the_report_and_resumes(shared_data_dir, tmp_path, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     args = [
         "tune",

@@ -314,7 +314,7 @@ def test_periodic_early_stopping_with_fit_and_validation_freq():
 
 
 def test_train_quick_conv_labelling_and_ngram(shared_data_dir, tmp_path, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(
         [
@@ -351,7 +351,7 @@ def test_train_quick_conv_labelling_and_ngram(shared_data_dir, tmp_path, capsys)
 
 
 def test_train_quick_conv_classification(tmp_path, monkeypatch, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
     from tests.support import tiny_mnist
 
     tiny_mnist(tmp_path, monkeypatch)

@@ -4,7 +4,7 @@ import pytest
 
 
 def test_compare_marks_runs_cut_by_the_epoch_limit(shared_data_dir, tmp_path, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(
         [

@@ -10,12 +10,12 @@ import keras
 import numpy as np
 import pytest
 
-from keras_seq import cli
 from keras_seq import presets
 from keras_seq import saving
 from keras_seq.models import MelodyModel
 from keras_seq.models import PianoRollModel
 from keras_seq.models import SequenceTagger
+from keras_seq.zoo import cli
 from keras_seq.zoo import preset_cli
 from keras_seq.zoo import presets as zoo_presets
 from keras_seq.zoo import recipes

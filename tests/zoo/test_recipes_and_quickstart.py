@@ -4,7 +4,7 @@ from keras_seq.zoo import recipes
 
 
 def test_quickstart_trains_and_prints_the_table(capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(["quickstart", "--epochs", "1", "--units", "8"])
     out = capsys.readouterr().out
@@ -13,7 +13,7 @@ def test_quickstart_trains_and_prints_the_table(capsys):
 
 
 def test_cli_lists_the_datasets(capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(["datasets"])
     out = capsys.readouterr().out
@@ -25,7 +25,7 @@ def test_train_a_recipe_quickly_writes_the_report(shared_data_dir, tmp_path, cap
     import json
     import os
 
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(
         [

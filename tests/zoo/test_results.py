@@ -77,7 +77,7 @@ def test_planned_recipes_exist_and_filter():
 
 
 def test_results_measures_writes_records_and_reuses_them(shared_data_dir, tmp_path, monkeypatch, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
     from keras_seq.zoo import train
 
     records, markdown = tmp_path / "records", tmp_path / "RESULTS.md"
@@ -349,7 +349,7 @@ def test_a_row_trained_before_its_selection_chose_those_arguments_is_named_by_th
 
 
 def test_select_names_the_records_its_choice_leaves_stale(tmp_path, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
     from keras_seq.zoo import results
 
     records = tmp_path / "records"
@@ -381,7 +381,7 @@ def test_select_names_the_records_its_choice_leaves_stale(tmp_path, capsys):
 def test_select_reuses_the_recipes_own_run_of_a_point_that_builds_the_same_model(
     shared_data_dir, tmp_path, monkeypatch, capsys
 ):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
     from keras_seq.zoo import train
 
     records = tmp_path / "records"
@@ -438,7 +438,7 @@ def test_a_record_missing_a_field_or_out_of_place_is_named(tmp_path, change, mes
 
 
 def test_select_chooses_a_grid_point_on_validation_and_results_trains_it(shared_data_dir, tmp_path, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
     from keras_seq.zoo import results
     from keras_seq.zoo import selection
 

@@ -45,7 +45,7 @@ def test_two_concurrent_runs_of_one_command_both_keep_their_record(shared_data_d
             output,
         ]
         return subprocess.Popen(
-            [sys.executable, "-c", "import sys; from keras_seq import cli; cli.main(sys.argv[1:])", *command],
+            [sys.executable, "-c", "import sys; from keras_seq.zoo import cli; cli.main(sys.argv[1:])", *command],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

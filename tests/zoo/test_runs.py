@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SI
 # process at a chosen point (nothing of this is in the library).
 CHILD = """
 import os, signal, sys
-from keras_seq import cli
+from keras_seq.zoo import cli
 from keras_seq.zoo import runs
 
 # Three batches per epoch (12 quick sequences), so that the shuffle order matters.

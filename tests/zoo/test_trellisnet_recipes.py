@@ -9,7 +9,7 @@ import pytest
 
 @pytest.mark.filterwarnings("error:Skipping variable loading:UserWarning")
 def test_train_trellisnet_recipes_quickly(shared_data_dir, tmp_path, capsys):
-    from keras_seq import cli
+    from keras_seq.zoo import cli
 
     cli.main(
         [

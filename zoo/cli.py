@@ -1,11 +1,13 @@
 """The `keras-seq` command line (also `python -m keras_seq`): the zoo's
-commands and the KerasTuner search, which both sit below it (neither
-imports this module)."""
+commands, and those installed packages add through the entry points of
+group `keras_seq.commands` (the KerasTuner search of `keras_seq.tuning`,
+which is built on the zoo and so is not imported by it)."""
 
 import argparse
 import os
 import sys
 
+PLUGIN_GROUP = "keras_seq.commands"
 JIT_COMPILE = {"auto": "auto", "on": True, "off": False}  # --jit-compile -> Model.jit_compile
 
 
@@ -245,12 +247,6 @@ def _select(args):
     selection.main(args)
 
 
-def _tune(args):
-    from keras_seq.tuning import cli as tuning_cli
-
-    tuning_cli.run(args)
-
-
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (no usage dump), exit 2."""
 
@@ -426,7 +422,6 @@ def _parser():
     )
     evaluate.set_defaults(run=_evaluate)
     # Commands whose module defines its own arguments (none of them imports Keras at import time).
-    from keras_seq.tuning import cli as tuning_cli
     from keras_seq.zoo import preset_cli
     from keras_seq.zoo import quickstart
     from keras_seq.zoo import results
@@ -436,16 +431,28 @@ def _parser():
         ("results", results, "train missing (recipe, seed) records and rebuild RESULTS.md from them", _results),
         ("select", selection, "choose a recipe's grid point (size, regularisation) on validation", _select),
         ("quickstart", quickstart, "SCRBM vs LSTM on a download-free labelling task", _quickstart),
-        ("tune", tuning_cli, "resumable KerasTuner search over a recipe (needs keras-tuner)", _tune),
     ):
         sub = command(name, text)
         module.add_arguments(sub)
         sub.set_defaults(run=run)
-    for name, text, add_arguments, run in preset_cli.COMMANDS:
+    for name, text, add_arguments, run in (*preset_cli.COMMANDS, *plugin_commands()):
         sub = command(name, text)
         add_arguments(sub)
         sub.set_defaults(run=run)
     return parser
+
+
+def plugin_commands():
+    """The commands other installed packages add (`keras_seq.tuning`'s `tune`):
+    the entry points of group `keras_seq.commands`, each a list of
+    `(name, help, add_arguments, run)`. The zoo's command line so depends on
+    none of the floors built on the zoo."""
+    from importlib.metadata import entry_points
+
+    found = []
+    for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        found += list(entry.load())
+    return found
 
 
 def _import_backend_quietly():
