@@ -340,3 +340,34 @@ def test_describe_names_the_device_replicas_and_a_scope_that_builds_models():
         model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
     assert model.count_params() == 8
     assert f"on {BACKEND}: CPU" in repr(runtime) and "1 replica(s)" in repr(runtime)
+
+
+@ONLY_TENSORFLOW
+def test_train_under_mirrored_strategy_writes_a_model_a_record_and_a_row(shared_data_dir, tmp_path):
+    command = [sys.executable, "-m", "keras_seq.zoo.cli", "train", "kinderlieder_lstm", "--quick"]
+    command += ["--strategy", "mirrored", "--output", str(tmp_path), "--data-dir", shared_data_dir]
+    done = subprocess.run(
+        command, env=_environment("tensorflow"), cwd=REPOSITORY, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "# strategy: MirroredStrategy" in done.stderr
+    assert "| kinderlieder_lstm (quick) | kinderlieder |" in done.stdout
+    run = tmp_path / "kinderlieder_lstm" / "seed-0-quick"
+    record = json.loads((run / "record.json").read_text())
+    assert record["updates"]["training"] >= 1 and (run / "model.keras").is_file()
+
+
+def test_a_failure_after_training_keeps_the_trained_model(shared_data_dir, tmp_path, monkeypatch):
+    from keras_seq.zoo import recipes
+    from keras_seq.zoo import train
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("failed after training")
+
+    monkeypatch.setattr(train, "chance_scores", broken)
+    with pytest.raises(RuntimeError, match="failed after training"):
+        train.run(recipes.get("kinderlieder_lstm"), data_dir=shared_data_dir, quick=True, output=str(tmp_path))
+    runs = list(tmp_path.glob("kinderlieder_lstm/seed-0*"))
+    assert len(runs) == 1
+    assert (runs[0] / "model.keras").is_file() and not (runs[0] / "record.json").exists()
+    keras.saving.load_model(str(runs[0] / "model.keras"))

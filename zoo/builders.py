@@ -12,6 +12,7 @@ from keras_seq.layers import SCRBM
 from keras_seq.layers import FeatureEmbedding
 from keras_seq.zoo import tasks
 from keras_seq.zoo.optimizers import make_optimizer
+from keras_seq.zoo.optimizers import optimizer_steps
 from keras_seq.zoo.registry import Built
 from keras_seq.zoo.registry import register_builder
 
@@ -190,7 +191,7 @@ def pretrained_lmn_model(
     unrolled = pretraining_report["unrolled_model"]
     report = {k: v for k, v in pretraining_report.items() if k not in ("autoencoder", "unrolled_model")}
     # Gradient steps of the unrolled window network (the closed-form autoencoder takes none).
-    report["updates"] = int(unrolled.optimizer.iterations) if unrolled.optimizer else 0
+    report["updates"] = optimizer_steps(unrolled.optimizer) if unrolled.optimizer else 0
     return Built(model, model, pretraining_report=report)
 
 

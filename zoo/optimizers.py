@@ -17,3 +17,12 @@ def make_optimizer(name="adam", learning_rate=1e-3, clipnorm=None):
         raise ValueError(f"Unknown optimizer {name!r}; use one of {', '.join(OPTIMIZERS)}.")
     clip = {"global_clipnorm": clipnorm} if clipnorm else {}
     return OPTIMIZERS[name](learning_rate, **clip)
+
+
+def optimizer_steps(optimizer):
+    """The updates `optimizer` applied, read as a number under any strategy
+    (a MirroredVariable has no `int()`)."""
+    value = optimizer.iterations.value
+    if hasattr(value, "numpy"):  # a TensorFlow variable, mirrored or not
+        return int(value.numpy())
+    return int(keras.ops.convert_to_numpy(value))

@@ -12,6 +12,7 @@ from keras_seq import saving
 from keras_seq.layers import validation
 from keras_seq.zoo import callbacks as zoo_callbacks
 from keras_seq.zoo import chance
+from keras_seq.zoo import optimizers
 from keras_seq.zoo import records
 from keras_seq.zoo import registry
 from keras_seq.zoo import report
@@ -407,13 +408,15 @@ def _run(
     if not (checkpoint and checkpoint.extra.get("finished")):
         history = fit(built, train, valid, epochs, recipe.check_every, callbacks, verbose, initial_epoch)
     history = checkpoint.history if checkpoint else history
+    if directory:  # first, so that a failure in what follows never loses the trained model
+        runs.replace_atomically(os.path.join(directory, "model.keras"), predictor.save)
     scores = predictor.evaluate(
         predictor_inputs(recipe, test), return_dict=True, verbose=0, callbacks=list(built.callbacks)
     )
     task = recipe.dataset_info.task
     chance_level = chance_scores(recipe, data_dir, quick)
     epochs_run = len(history["loss"])
-    updates = int(trainer.optimizer.iterations)
+    updates = optimizers.optimizer_steps(trainer.optimizer)
     pretraining_updates = int((pretraining or {}).get("updates", 0))
     validated = [key for key in history if key.startswith("val_")]
     record = records.run_record(
@@ -488,9 +491,9 @@ def chance_scores(recipe, data_dir=None, quick=False):
 
 
 def _write_run(directory, record, predictor, test, task):
-    """The run's files, each renamed into place; the record last, since its
-    presence marks the run finished (zoo.runs)."""
-    runs.replace_atomically(os.path.join(directory, "model.keras"), predictor.save)
+    """The run's files beside its model (saved when training ended), each
+    renamed into place; the record last, since its presence marks the run
+    finished (zoo.runs)."""
     runs.replace_atomically(os.path.join(directory, "curve.png"), lambda path: report.learning_curve(record, path))
     if task == "next_frame":
         x, y, w = next(iter(test))
