@@ -14,6 +14,7 @@ import json
 import os
 
 import keras
+import numpy as np
 
 KINDS = ("auto", "default", "mirrored")
 
@@ -189,10 +190,15 @@ def describe(strategy):
 
     >>> runtime = describe(training_strategy("auto"))
     >>> with runtime.scope():
-    ...     model = make_model()
+    ...     model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    >>> runtime.replicas >= 1
+    True
     """
     import contextlib
 
+    if hasattr(strategy, "device_mesh"):  # JAX: a keras.distribution (DataParallel), set globally
+        devices = [str(d) for d in np.ravel(strategy.device_mesh.devices)]
+        return Runtime(strategy, devices[0].split(":")[0].upper(), len(devices), strategy.scope)
     if hasattr(strategy, "scope"):  # a tf.distribute strategy
         import tensorflow as tf
 

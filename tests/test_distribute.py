@@ -371,3 +371,78 @@ def test_a_failure_after_training_keeps_the_trained_model(shared_data_dir, tmp_p
     assert len(runs) == 1
     assert (runs[0] / "model.keras").is_file() and not (runs[0] / "record.json").exists()
     keras.saving.load_model(str(runs[0] / "model.keras"))
+
+
+DATA_PARALLEL_TRAIN_SCRIPT = """
+    import json
+    import sys
+
+    from keras_seq import distribute
+    from keras_seq.zoo import recipes
+    from keras_seq.zoo import report
+    from keras_seq.zoo import train
+
+    quick = train.quick_sequences
+    train.quick_sequences = lambda s: type(s)(quick(s).inputs[:11], quick(s).targets[:11])
+    distribution = distribute.training_strategy("auto")  # DataParallel over the two host devices
+    record = train.run(recipes.get("kinderlieder_lstm"), data_dir=sys.argv[1], quick=True, output=sys.argv[2])
+    print(json.dumps({"devices": distribute.describe(distribution).replicas, "record": record,
+                      "table": report.markdown_table([record])}))
+"""
+
+
+@ONLY_JAX
+def test_data_parallel_trains_on_partial_batches_and_writes_a_model_a_record_and_a_row(shared_data_dir, tmp_path):
+    """11 sequences in a batch of 12 or more over two devices: the batch is padded
+    with one row of weight 0 (said in the record), not refused by the sharding."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(DATA_PARALLEL_TRAIN_SCRIPT), shared_data_dir, str(tmp_path)],
+        env=_environment("jax", XLA_FLAGS="--xla_force_host_platform_device_count=2"),
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["devices"] == 2
+    record = result["record"]
+    assert record["execution"]["data_parallel_devices"] == 2
+    assert np.isfinite(record["test"]["bits_per_event"])
+    assert "| kinderlieder_lstm (quick) |" in result["table"]
+    assert os.path.isfile(os.path.join(record["run_directory"], "model.keras"))
+
+
+def test_padded_rows_have_weight_zero_and_leave_the_real_rows_alone():
+    import tensorflow as tf
+
+    from keras_seq.zoo import train
+
+    x = np.arange(11 * 3 * 2, dtype="float32").reshape(11, 3, 2)
+    y, w = np.ones((11, 3), "int32"), np.ones((11, 3), "float32")
+    padded = next(iter(train.pad_batches_to_multiple(tf.data.Dataset.from_tensors((x, y, w)), 4)))
+    px, py, pw = (np.asarray(t) for t in padded)
+    assert px.shape == (12, 3, 2) and py.shape == (12, 3) and pw.shape == (12, 3)
+    np.testing.assert_array_equal(px[:11], x)
+    assert not pw[11].any() and not px[11].any()
+    full = next(iter(train.pad_batches_to_multiple(tf.data.Dataset.from_tensors((x[:8], y[:8], w[:8])), 4)))
+    assert np.asarray(full[0]).shape == (8, 3, 2)
+
+
+DESCRIBE_DATA_PARALLEL_SCRIPT = """
+    import json
+    import keras
+    from keras_seq import distribute
+
+    runtime = distribute.describe(distribute.training_strategy("auto"))
+    with runtime.scope():
+        model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    print(json.dumps({"replicas": runtime.replicas, "accelerator": runtime.accelerator, "repr": repr(runtime)}))
+"""
+
+
+@ONLY_JAX
+def test_describe_names_the_devices_of_a_jax_data_parallel():
+    result = _run_script(DESCRIBE_DATA_PARALLEL_SCRIPT, "jax", XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    assert result["replicas"] == 2 and result["accelerator"] == "CPU"
+    assert "DataParallel, 2 replica(s)" in result["repr"]

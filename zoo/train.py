@@ -69,9 +69,37 @@ def recipe_dataset(
         epoch=epoch,
         **fixed,
     )
+    replicas = data_parallel_replicas()
+    if replicas > 1:
+        dataset = pad_batches_to_multiple(dataset, replicas)
     if recipe.teacher_forcing:  # the trainer reads the true labels too (eq. 12)
         dataset = dataset.map(lambda x, y, w: ((x, y), y, w))
     return dataset
+
+
+def data_parallel_replicas():
+    """The devices a JAX `keras.distribution.DataParallel` set globally
+    splits each batch over (1 without one, and on the other backends)."""
+    if keras.backend.backend() != "jax" or keras.distribution.distribution() is None:
+        return 1
+    return int(np.size(keras.distribution.distribution().device_mesh.devices))
+
+
+def pad_batches_to_multiple(dataset, multiple):
+    """`dataset`'s `(x, y, w)` batches with rows of zeros (weight 0) added
+    to a multiple of `multiple` rows: a data-parallel batch is split evenly
+    over the devices, and a row of weight 0 counts in no metric."""
+    import tensorflow as tf
+
+    def pad(x, y, w):
+        extra = (multiple - tf.shape(w)[0] % multiple) % multiple
+
+        def rows(t):
+            return tf.pad(t, tf.concat([[[0, extra]], tf.zeros([tf.rank(t) - 1, 2], tf.int32)], 0))
+
+        return tf.nest.map_structure(rows, (x, y, w))
+
+    return dataset.map(pad)
 
 
 def configure_execution(model, jit_compile="auto", steps_per_execution=1):
@@ -439,6 +467,8 @@ def _run(
             "jit_compile": bool(trainer.jit_compile),
             "steps_per_execution": steps_per_execution,
             "fixed_shapes": fixed_shapes,
+            # partial batches padded with rows of weight 0 to a multiple of the devices
+            "data_parallel_devices": data_parallel_replicas(),
         },
         pretraining=pretraining,
         history={k: [float(x) for x in v] for k, v in history.items()},
