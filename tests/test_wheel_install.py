@@ -84,3 +84,24 @@ def test_the_wheel_installs_into_a_fresh_environment_and_runs_the_quick_start(tm
         env=environment,
     )
     assert labelled.split() == ["The/DT", "market/NN", "fell/VBD", "sharply/RB", "./."]
+    chunked = _run(
+        [str(venv / "bin" / "keras-seq"), "label", "conll2000_scrbm", "The market fell sharply ."],
+        cwd=work,
+        env=environment,
+    )
+    words, tags = zip(*(token.rsplit("/", 1) for token in chunked.split()))
+    assert words == ("The", "market", "fell", "sharply", ".")
+    assert all(tag == "O" or tag[:2] in ("B-", "I-") for tag in tags), chunked
+    _run(
+        [str(venv / "bin" / "keras-seq"), "generate", "jsb_chorales_lstm", "--output", "chorale.mid"],
+        cwd=work,
+        env=environment,
+    )
+    notes = _run(
+        [python, "-c", "import music21; print(len(music21.converter.parse('chorale.mid').flatten().notes))"],
+        cwd=work,
+        env=environment,
+    )
+    assert int(notes.split()[-1]) > 0
+    # `tune` comes from keras_seq.tuning's entry point, which the wheel must carry.
+    assert "--max-trials" in _run([str(venv / "bin" / "keras-seq"), "tune", "--help"], cwd=work, env=environment)
