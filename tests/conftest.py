@@ -35,7 +35,7 @@ def shared_data_dir():
 # Tests that exercise no Keras backend (numpy loaders, tf.data pipelines,
 # reports, the import graph, the docs): run once, in the TensorFlow run, and
 # deselected in the others.
-BACKEND_INDEPENDENT = ("data/", "test_docs.py", "test_import_graph.py", "zoo/test_report.py")
+BACKEND_INDEPENDENT = ("data/", "test_docs.py", "test_import_graph.py", "zoo/test_report.py", "bench/test_plots.py")
 
 
 def pytest_collection_modifyitems(config, items):
